@@ -1,0 +1,96 @@
+"""Actions: what a seat (or the timer) asks the engine to do, and their JSON form.
+
+`Action.from_dict` is the single parser of actions for records, the CLI and
+(later) the server: a malformed action raises `RecordError` naming the field;
+whether a well-formed action is *allowed* is the engine's business, not this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from trusis.errors import RecordError
+from trusis.roles import ALL_POWERS
+
+PASS: Final = "pass"
+SAY: Final = "say"
+LEAVE: Final = "leave"
+REPLACE: Final = "replace"
+TIMEOUT: Final = "timeout"
+
+DOS: Final = frozenset(ALL_POWERS | {PASS, SAY, LEAVE, REPLACE, TIMEOUT})
+TARGETED: Final = frozenset(ALL_POWERS)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action. `target=None` on a choice power withdraws it (R13)."""
+
+    do: str
+    seat: int | None = None
+    target: int | None = None
+    shown: int | None = None
+    text: str | None = None
+    to: int | None = None
+    by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record form: only the fields this `do` uses."""
+        data: dict[str, Any] = {}
+        if self.seat is not None:
+            data["seat"] = self.seat
+        data["do"] = self.do
+        if self.do in TARGETED:
+            data["target"] = self.target
+        if self.do == "illusion" and self.shown is not None:
+            data["shown"] = self.shown
+        if self.do == SAY:
+            data["text"] = self.text
+            if self.to is not None:
+                data["to"] = self.to
+        if self.do == REPLACE and self.by is not None:
+            data["by"] = self.by
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any, players: int, where: str = "action") -> Action:
+        """Parse one record action for a table of `players` seats, or raise RecordError."""
+        if not isinstance(data, dict):
+            raise RecordError(where, "must be an object")
+        do = data.get("do")
+        if do not in DOS:
+            raise RecordError(f"{where}.do", f"unknown action {do!r}")
+
+        def seat_field(name: str, required: bool, nullable: bool) -> int | None:
+            if name not in data:
+                if required:
+                    raise RecordError(f"{where}.{name}", "is missing")
+                return None
+            value = data[name]
+            if value is None and nullable:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= players:
+                allowed = " or null" if nullable else ""
+                raise RecordError(
+                    f"{where}.{name}", f"must be a seat number from 1 to {players}{allowed}"
+                )
+            return value
+
+        seat = None if do == TIMEOUT else seat_field("seat", True, False)
+        target = shown = to = None
+        text = by = None
+        if do in TARGETED:
+            target = seat_field("target", True, True)
+            if do == "illusion":
+                shown = seat_field("shown", target is not None, target is None)
+        elif do == SAY:
+            text = data.get("text")
+            if not isinstance(text, str):
+                raise RecordError(f"{where}.text", "must be a string")
+            to = seat_field("to", False, True)
+        elif do == REPLACE:
+            by = data.get("by")
+            if by is not None and (not isinstance(by, str) or not by.strip()):
+                raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
+        return cls(do, seat, target, shown, text, to, by)

@@ -1,0 +1,350 @@
+"""The rules engine: start a game, and apply one action to it.
+
+`apply(state, action)` checks the action against the rules and either raises
+`IllegalAction` (a reason a player understands, the state untouched) or changes
+the state and returns the events that happened, each with its audience. It is
+pure: no I/O, no clock (time arrives as a `timeout` action), no randomness
+after the seeded deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from trusis.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
+from trusis.errors import IllegalAction
+from trusis.events import Event
+from trusis.resolution import end_phase, learn
+from trusis.roles import (
+    CASTAWAY,
+    DAY,
+    EXTRA_VOTE,
+    FORESEE,
+    GRAVEDIGGER,
+    ILLUSION,
+    KAMIKAZE_STRIKE,
+    NIGHT,
+    POWER_HOLDERS,
+    POWERS_BY_PHASE,
+    PROTECT,
+    REVIVE,
+    ROLES,
+    SWEEP,
+    TRUSIS,
+    VOTE,
+)
+from trusis.setup import check_explicit_deal, deal_roles
+from trusis.state import GameState
+
+MAX_MESSAGE = 500  # characters in one chat message (decision, docs/rules.md)
+
+
+def new_game(
+    players: Sequence[str],
+    seed: int = 0,
+    custom: Mapping[str, int] | None = None,
+    deal: Sequence[str] | None = None,
+) -> GameState:
+    """Seat `players` and deal: the standard set, a custom set, or an explicit deal.
+
+    Raises `SetupError` for a table that cannot start (R1, R4–R6). The game
+    starts at Day 1 (R10) with the knowledge of R7 already given.
+    """
+    if deal is None:
+        roles = deal_roles(len(players), seed, custom)
+    else:
+        roles = list(deal)
+        check_explicit_deal(len(players), roles)
+    table_set: dict[str, Any] = {"standard": True} if custom is None else {
+        "custom": {r: c for r, c in custom.items() if c}
+    }
+    state = GameState(list(players), roles, seed, table_set)
+    for seat in range(1, state.n + 1):  # R7
+        role = state.roles[seat]
+        if role in (TRUSIS, GRAVEDIGGER):
+            for other in range(1, state.n + 1):
+                if state.roles[other] == TRUSIS or (
+                    role == GRAVEDIGGER and state.roles[other] == GRAVEDIGGER
+                ):
+                    state.known[seat][other] = state.roles[other]
+    return state
+
+
+def apply(state: GameState, action: Action) -> list[Event]:
+    """Apply `action`; return its events, or raise `IllegalAction` changing nothing."""
+    handler = _HANDLERS.get(action.do)
+    if handler is None:
+        raise IllegalAction("unknown_action", do=action.do)
+    out: list[Event] = []
+    handler(state, action, out)
+    return out
+
+
+# -- checks shared by every game action ------------------------------------
+
+
+def _check_seat(state: GameState, seat: int | None, key: str = "seat") -> int:
+    if seat is None or not 1 <= seat <= state.n:
+        raise IllegalAction("no_such_seat", seat=seat)
+    return seat
+
+
+def _check_actor(state: GameState, seat: int | None) -> int:
+    """R14: the game runs, the seat exists, is present, alive and has not passed."""
+    if not state.running:
+        raise IllegalAction("game_over")
+    s = _check_seat(state, seat)
+    if state.left[s]:
+        raise IllegalAction("actor_left", seat=s)
+    if not state.alive[s]:
+        raise IllegalAction("actor_dead", seat=s)
+    if state.passed[s]:
+        raise IllegalAction("already_passed", seat=s)
+    return s
+
+
+def _check_power(state: GameState, seat: int, power: str) -> None:
+    """The seat's role holds `power` in the current phase (R20–R29)."""
+    role = state.roles[seat]
+    if power in POWERS_BY_PHASE[(role, state.kind)]:
+        return
+    if power == VOTE:
+        raise IllegalAction("night_vote_not_trusis")
+    holders = POWER_HOLDERS[power]
+    if role in holders:
+        raise IllegalAction(f"wrong_phase_{state.kind}", power=power)
+    raise IllegalAction("wrong_role", power=power, holders=list(holders))
+
+
+def _check_target(state: GameState, seat: int, power: str, target: int,
+                  key: str = "target") -> None:
+    """R14: alive and not oneself — except `protect` (self allowed) and `revive` (dead)."""
+    if not 1 <= target <= state.n:
+        raise IllegalAction("no_such_seat", seat=target)
+    if power == REVIVE:
+        if state.alive[target]:
+            raise IllegalAction("target_alive", target=target)
+        return
+    if not state.alive[target]:
+        raise IllegalAction(f"{key}_dead", **{key: target})
+    if target == seat and power != PROTECT:
+        raise IllegalAction(f"{key}_self", power=power)
+
+
+# -- game actions ------------------------------------------------------------
+
+
+_CHOICES: dict[str, str] = {
+    PROTECT: "protects", EXTRA_VOTE: "extra_votes", KAMIKAZE_STRIKE: "kamikazes",
+    REVIVE: "revives",
+}
+
+
+def _vote(state: GameState, action: Action, out: list[Event]) -> None:
+    seat = _check_actor(state, action.seat)
+    _check_power(state, seat, VOTE)
+    target = action.target
+    if target is not None:
+        _check_target(state, seat, VOTE, target)
+    if state.kind == DAY:
+        had = state.votes.pop(seat, None) or state.illusions.pop(seat, None)
+        if target is None:
+            if had is not None:
+                state.emit(out, "vote_withdrawn", {"voter": seat})
+            return
+        state.votes[seat] = target
+        state.emit(out, "vote_cast", {"voter": seat, "target": target})
+    else:  # R24: the TRUSIS kill vote, seen by every TRUSIS
+        if target is None:
+            if state.votes.pop(seat, None) is not None:
+                state.tell(out, state.trusis_seats, "trusis_vote_withdrawn", {"voter": seat})
+            return
+        state.votes[seat] = target
+        state.tell(out, state.trusis_seats, "trusis_vote", {"voter": seat, "target": target})
+
+
+def _illusion(state: GameState, action: Action, out: list[Event]) -> None:
+    """R21: a counted invisible vote for `target`, shown publicly as a vote for `shown`."""
+    seat = _check_actor(state, action.seat)
+    _check_power(state, seat, ILLUSION)
+    target, shown = action.target, action.shown
+    if target is None:
+        if state.votes.pop(seat, None) or state.illusions.pop(seat, None):
+            state.emit(out, "vote_withdrawn", {"voter": seat})
+        return
+    if shown is None:
+        raise IllegalAction("missing_shown")
+    _check_target(state, seat, ILLUSION, target)
+    _check_target(state, seat, ILLUSION, shown, "shown")
+    state.votes.pop(seat, None)
+    state.illusions[seat] = (shown, target)
+    state.emit(out, "vote_cast", {"voter": seat, "target": shown})
+    state.tell(out, (seat,), "illusion_made", {"shown": shown, "target": target})
+
+
+def _choice(state: GameState, action: Action, out: list[Event]) -> None:
+    """R13: protect, extra_vote, kamikaze and revive — private until the phase ends."""
+    power = action.do
+    seat = _check_actor(state, action.seat)
+    _check_power(state, seat, power)
+    choices: dict[int, int] = getattr(state, _CHOICES[power])
+    target = action.target
+    if target is None:
+        if choices.pop(seat, None) is not None:
+            state.tell(out, (seat,), "choice_withdrawn", {"power": power})
+        return
+    _check_target(state, seat, power, target)
+    choices[seat] = target
+    state.tell(out, (seat,), "choice_made", {"power": power, "target": target})
+
+
+def _sweep(state: GameState, action: Action, out: list[Event]) -> None:
+    """R27: TRUSIS, CASTAWAY or NEITHER, at once and once a night."""
+    seat = _check_actor(state, action.seat)
+    _check_power(state, seat, SWEEP)
+    if seat in state.swept:
+        raise IllegalAction("already_swept")
+    target = action.target
+    if target is None:
+        raise IllegalAction("cannot_withdraw", power=SWEEP)
+    _check_target(state, seat, SWEEP, target)
+    role = state.roles[target]
+    fact = role if role in (TRUSIS, CASTAWAY) else "NEITHER"
+    state.swept.add(seat)
+    _result(state, out, seat, "sweep_result", target, "result", fact)
+
+
+def _foresee(state: GameState, action: Action, out: list[Event]) -> None:
+    """R27: the exact role, at once and once a night."""
+    seat = _check_actor(state, action.seat)
+    _check_power(state, seat, FORESEE)
+    if seat in state.foreseen:
+        raise IllegalAction("already_foreseen")
+    target = action.target
+    if target is None:
+        raise IllegalAction("cannot_withdraw", power=FORESEE)
+    _check_target(state, seat, FORESEE, target)
+    state.foreseen.add(seat)
+    _result(state, out, seat, "foresee_result", target, "role", state.roles[target])
+
+
+def _result(state: GameState, out: list[Event], seat: int, code: str, target: int,
+            key: str, fact: str) -> None:
+    learn(state, seat, target, fact)
+    state.results[seat].append(
+        {"phase": state.phase(), "kind": code, "target": target, key: fact}
+    )
+    state.tell(out, (seat,), code, {"target": target, key: fact})
+
+
+def _pass(state: GameState, action: Action, out: list[Event]) -> None:
+    """R11/R12: done for this phase; the last pass ends it."""
+    seat = _check_actor(state, action.seat)
+    state.passed[seat] = True
+    state.waiting -= 1
+    state.emit(out, "passed", {"seat": seat})
+    if state.waiting == 0:
+        end_phase(state, out)
+
+
+def _timeout(state: GameState, action: Action, out: list[Event]) -> None:
+    """R12: the timer ran out; everyone still deciding passes with their choices."""
+    if not state.running:
+        raise IllegalAction("timeout_finished")
+    late = [s for s in range(1, state.n + 1) if state.alive[s] and not state.passed[s]]
+    for seat in late:
+        state.passed[seat] = True
+    state.waiting = 0
+    state.emit(out, "timed_out", {"seats": late})
+    end_phase(state, out)
+
+
+# -- presence and talk ---------------------------------------------------------
+
+
+def _leave(state: GameState, action: Action, out: list[Event]) -> None:
+    """R52: the seat stays, passes from now on, and drops an unpassed choice."""
+    if not state.running:
+        raise IllegalAction("game_over")
+    seat = _check_seat(state, action.seat)
+    if state.left[seat]:
+        raise IllegalAction("already_left", seat=seat)
+    state.left[seat] = True
+    state.bots[seat] = False
+    state.emit(out, "left", {"seat": seat})
+    if not state.alive[seat] or state.passed[seat]:
+        return
+    if state.kind == DAY:
+        had_vote = state.votes.pop(seat, None) is not None
+        had_illusion = state.illusions.pop(seat, None) is not None
+        if had_vote or had_illusion:
+            state.emit(out, "vote_withdrawn", {"voter": seat})
+    elif state.votes.pop(seat, None) is not None:
+        state.tell(out, state.trusis_seats, "trusis_vote_withdrawn", {"voter": seat})
+    for attr in _CHOICES.values():
+        getattr(state, attr).pop(seat, None)
+    state.passed[seat] = True
+    state.waiting -= 1
+    state.emit(out, "passed", {"seat": seat, "auto": True})
+    if state.waiting == 0:
+        end_phase(state, out)
+
+
+def _replace(state: GameState, action: Action, out: list[Event]) -> None:
+    """R53: a departed seat is taken over, keeping its role and knowledge."""
+    if not state.running:
+        raise IllegalAction("game_over")
+    seat = _check_seat(state, action.seat)
+    if not state.left[seat]:
+        raise IllegalAction("not_left", seat=seat)
+    by = action.by or "bot"
+    state.left[seat] = False
+    state.bots[seat] = by == "bot"
+    if by != "bot":
+        state.names[seat] = by
+    state.emit(out, "replaced", {"seat": seat, "by": by})
+
+
+def _say(state: GameState, action: Action, out: list[Event]) -> None:
+    """R50: public or private chat, open to the living and the dead, at any time."""
+    seat = _check_seat(state, action.seat)
+    if state.left[seat]:
+        raise IllegalAction("actor_left", seat=seat)
+    text = (action.text or "").strip()
+    if not text:
+        raise IllegalAction("empty_message")
+    if len(text) > MAX_MESSAGE:
+        raise IllegalAction("message_too_long", limit=MAX_MESSAGE)
+    to = action.to
+    if to is None:
+        state.chat.append((state.seq + 1, state.kind, state.number, seat, 0, text))
+        state.emit(out, "said", {"seat": seat, "text": text})
+        return
+    if not 1 <= to <= state.n:
+        raise IllegalAction("no_such_seat", seat=to)
+    if to == seat:
+        raise IllegalAction("whisper_self")
+    if state.left[to]:
+        raise IllegalAction("recipient_left", to=to)
+    state.chat.append((state.seq + 1, state.kind, state.number, seat, to, text))
+    state.tell(out, (seat, to), "whispered", {"seat": seat, "to": to, "text": text})
+
+
+_HANDLERS: dict[str, Callable[[GameState, Action, list[Event]], None]] = {
+    VOTE: _vote,
+    ILLUSION: _illusion,
+    PROTECT: _choice,
+    EXTRA_VOTE: _choice,
+    KAMIKAZE_STRIKE: _choice,
+    REVIVE: _choice,
+    SWEEP: _sweep,
+    FORESEE: _foresee,
+    PASS: _pass,
+    TIMEOUT: _timeout,
+    LEAVE: _leave,
+    REPLACE: _replace,
+    SAY: _say,
+}
+
+__all__ = ["DAY", "NIGHT", "ROLES", "apply", "new_game"]

@@ -1,0 +1,78 @@
+"""A game together with its record: the unit the server, bots and CLI work with.
+
+`GameState` is the position; `Game` adds the log of accepted actions, so any
+game can be exported as a record and replayed to the same position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from trusis.actions import Action
+from trusis.engine import apply, new_game
+from trusis.errors import IllegalAction
+from trusis.events import Event
+from trusis.record import Record
+from trusis.state import GameState
+
+
+class Game:
+    """A running or finished game and the record that produced it."""
+
+    def __init__(self, players: Sequence[str], seed: int = 0,
+                 custom: Mapping[str, int] | None = None,
+                 deal: Sequence[str] | None = None) -> None:
+        self.state: GameState = new_game(players, seed, custom, deal)
+        self.record = Record(
+            list(players), seed, dict(custom) if custom is not None else None,
+            list(self.state.roles[1:]), [],
+        )
+
+    @classmethod
+    def from_record(cls, record: Record) -> Game:
+        """A game at the start of `record` (its actions are not played)."""
+        return cls(record.players, record.seed, record.custom, record.roles())
+
+    def play(self, action: Action) -> list[Event]:
+        """Apply `action` and log it; raises `IllegalAction` (and logs nothing) if refused."""
+        events = apply(self.state, action)
+        self.record.actions.append(action)
+        return events
+
+
+@dataclass
+class Refusal:
+    """An action of a record that the rules refused, by its 0-based index."""
+
+    index: int
+    seat: int | None
+    error: IllegalAction
+
+
+@dataclass
+class Replay:
+    """The outcome of playing a record: the final state, refusals and every event."""
+
+    record: Record
+    state: GameState
+    refused: list[Refusal] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+def replay(record: Record) -> Replay:
+    """Play every action of `record` in order; refused actions are noted, not fatal."""
+    state = new_game(record.players, record.seed, record.custom, record.roles())
+    result = Replay(record, state)
+    for index, action in enumerate(record.actions):
+        try:
+            result.events.extend(apply(state, action))
+        except IllegalAction as err:
+            result.refused.append(Refusal(index, action.seat, err))
+    return result
+
+
+def replay_events(record: Record) -> list[Event]:
+    """Every event of the game, internal ones included (for statistics)."""
+    return replay(record).events
+

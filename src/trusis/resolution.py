@@ -1,0 +1,248 @@
+"""The end of a phase, in the order of R30, and the start of the next one.
+
+(1) tally and apply all the phase's deaths at once, judging every choice against
+who is alive when the phase ends; (2) apply revivals; (3) check victory and the
+stalemate; (4) start the next phase and deliver the automatic information (R28).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trusis.events import Event
+from trusis.roles import (
+    DAY,
+    GRAVEDIGGER,
+    GRAVEKEEPER,
+    NIGHT,
+    ROLE_IDS,
+    TRUSIS,
+)
+from trusis.state import FINISHED, GameState
+from trusis.victory import DRAW, STALEMATE_PHASES, winner_of, winning_seats
+
+
+def single_most(counts: dict[int, int]) -> int:
+    """The one seat with strictly the most votes, or 0 for a tie or no votes (R23, R24)."""
+    best = 0
+    top = 0
+    tied = False
+    for seat, count in counts.items():
+        if count > top:
+            best, top, tied = seat, count, False
+        elif count == top:
+            tied = True
+    return 0 if tied else best
+
+
+def learn(state: GameState, seat: int, about: int, fact: str) -> None:
+    """Give `seat` a fact about `about`, keeping the most precise one (a role id wins)."""
+    known = state.known[seat]
+    if known.get(about) not in ROLE_IDS or fact in ROLE_IDS:
+        known[about] = fact
+
+
+def _day_deaths(state: GameState, out: list[Event]) -> tuple[set[int], int]:
+    """R23 (with R21, R22): the day's tally. Returns the deaths and the vote victim."""
+    alive = state.alive
+    counts: dict[int, int] = {}
+    for voter, target in state.votes.items():
+        if alive[voter] and alive[target]:
+            counts[target] = counts.get(target, 0) + 1
+    for voter, (_shown, target) in state.illusions.items():
+        if alive[voter] and alive[target]:
+            counts[target] = counts.get(target, 0) + 1
+    for voter, target in state.pending_extra.items():
+        if alive[voter] and alive[target]:
+            counts[target] = counts.get(target, 0) + 1
+    victim = single_most(counts)
+    state.note(out, "tally", {
+        "counts": {str(k): v for k, v in sorted(counts.items())}, "victim": victim or None,
+        "votes": {str(k): v for k, v in sorted(state.votes.items())},
+        "illusions": {str(k): list(v) for k, v in sorted(state.illusions.items())},
+        "extra_votes": {str(k): v for k, v in sorted(state.pending_extra.items())},
+    })
+    deaths = {victim} if victim else set()
+    return deaths, victim
+
+
+def _night_deaths(state: GameState, out: list[Event]) -> set[int]:
+    """R24–R26: the Trusis kill unless protected, and every Kamikaze strike."""
+    alive = state.alive
+    counts: dict[int, int] = {}
+    for voter, target in state.votes.items():
+        if alive[voter] and alive[target]:
+            counts[target] = counts.get(target, 0) + 1
+    target = single_most(counts)
+    protectors = sorted(p for p, t in state.protects.items() if t == target and alive[p])
+    deaths: set[int] = set()
+    state.digger_target = 0
+    if target and not protectors:
+        deaths.add(target)
+        state.digger_target = target
+    strikes = {k: t for k, t in state.kamikazes.items() if alive[k] and alive[t]}
+    for kamikaze, victim in strikes.items():
+        deaths.add(kamikaze)
+        deaths.add(victim)
+    state.note(out, "night_kills", {
+        "trusis_votes": {str(k): v for k, v in sorted(state.votes.items())},
+        "trusis_target": target or None, "protected_by": protectors,
+        "protects": {str(k): v for k, v in sorted(state.protects.items())},
+        "kamikaze": {str(k): v for k, v in sorted(strikes.items())},
+    })
+    return deaths
+
+
+def end_phase(state: GameState, out: list[Event]) -> None:
+    """Resolve the current phase (R30) and start the next, looping while nobody can act."""
+    while True:
+        _resolve(state, out)
+        if state.status == FINISHED or state.waiting > 0:
+            return
+
+
+def _resolve(state: GameState, out: list[Event]) -> None:
+    alive = state.alive
+    victim = 0
+    if state.kind == DAY:
+        deaths, victim = _day_deaths(state, out)
+    else:
+        deaths = _night_deaths(state, out)
+    knights = [k for k in state.revives if alive[k]]
+    revived = sorted({t for k, t in state.revives.items() if alive[k] and not alive[t]})
+    deaths.update(knights)
+    died = sorted(deaths)
+    # Step 1: every death at once; the causes stay internal (R30, R40).
+    if state.kind == DAY:
+        if victim:
+            state.emit(out, "vote_killed", {"seat": victim})
+        else:
+            state.emit(out, "nobody_killed", {})
+    causes: dict[str, list[str]] = {}
+    for seat in died:
+        alive[seat] = False
+        state.emit(out, "died", {"seat": seat})
+        why = causes.setdefault(str(seat), [])
+        if seat == victim:
+            why.append("vote")
+        if state.kind == NIGHT and seat == state.digger_target:
+            why.append("trusis")
+        if seat in state.kamikazes or seat in state.kamikazes.values():
+            why.append("kamikaze")
+        if seat in knights:
+            why.append("sacrifice")
+    if state.kind == NIGHT and not died:
+        state.emit(out, "quiet_night", {})
+    # Step 2: revivals (R29).
+    for seat in revived:
+        alive[seat] = True
+        state.emit(out, "revived", {"seat": seat})
+    if died or revived:
+        state.note(out, "phase_outcome", {
+            "causes": causes,
+            "revives": {str(k): t for k, t in sorted(state.revives.items()) if k in knights},
+        })
+    state.history.append({
+        "phase": state.phase(), "vote_killed": victim or None,
+        "died": died, "revived": revived,
+    })
+    state.day_deaths = died if state.kind == DAY else []
+    state.quiet = 0 if died or revived else state.quiet + 1
+    # Step 3: victory (R31–R33), then the stalemate (R34).
+    winner = winner_of(state.roles, alive)
+    if winner is None and state.quiet >= STALEMATE_PHASES:
+        winner = DRAW
+        state.emit(out, "stalemate", {"phases": state.quiet})
+    if winner is not None:
+        finish(state, out, winner)
+        return
+    # Step 4: the next phase.
+    start_next_phase(state, out)
+
+
+def finish(state: GameState, out: list[Event], winner: str) -> None:
+    """End the game: R35 winners, every role revealed to everyone."""
+    state.status = FINISHED
+    state.winner = winner
+    state.winners = winning_seats(state.roles, winner)
+    _clear_choices(state)
+    state.pending_extra = {}
+    state.passed = [True] * (state.n + 1)
+    state.waiting = 0
+    roles = {s: state.roles[s] for s in range(1, state.n + 1)}
+    for seat in range(1, state.n + 1):
+        state.known[seat] = dict(roles)
+    state.emit(out, "game_over", {
+        "winner": winner, "winners": list(state.winners),
+        "roles": {str(s): r for s, r in roles.items()},
+    })
+
+
+def _clear_choices(state: GameState) -> None:
+    state.votes = {}
+    state.illusions = {}
+    state.protects = {}
+    state.kamikazes = {}
+    state.revives = {}
+    state.swept = set()
+    state.foreseen = set()
+
+
+def start_next_phase(state: GameState, out: list[Event]) -> None:
+    """Begin the next phase, deliver R28 information and auto-pass departed seats (R52)."""
+    if state.kind == DAY:
+        state.kind = NIGHT
+        state.pending_extra = {}
+    else:
+        state.kind = DAY
+        state.number += 1
+        state.pending_extra = state.extra_votes
+    state.extra_votes = {}
+    _clear_choices(state)
+    alive = state.alive
+    left = state.left
+    state.passed = passed = [True] + [False] * state.n
+    state.emit(out, "phase_started", {"kind": state.kind, "number": state.number})
+    _deliver_information(state, out)
+    waiting = 0
+    auto: list[int] = []
+    for seat in range(1, state.n + 1):
+        if not alive[seat]:
+            continue
+        if left[seat]:
+            passed[seat] = True
+            auto.append(seat)
+        else:
+            waiting += 1
+    state.waiting = waiting
+    for seat in auto:
+        state.emit(out, "passed", {"seat": seat, "auto": True})
+
+
+def _deliver_information(state: GameState, out: list[Event]) -> None:
+    """R28: Gravekeepers at nightfall, Gravediggers at dawn; the dead learn nothing."""
+    roles = state.roles
+    alive = state.alive
+    phase = state.phase()
+    if state.kind == NIGHT and state.day_deaths:
+        for seat in range(1, state.n + 1):
+            if roles[seat] != GRAVEKEEPER or not alive[seat]:
+                continue
+            for dead in state.day_deaths:
+                fact = TRUSIS if roles[dead] == TRUSIS else "NOT_TRUSIS"
+                _private_result(state, out, seat, "gravekeeper_result", dead, fact, phase)
+    elif state.kind == DAY and state.digger_target:
+        dead = state.digger_target
+        for seat in range(1, state.n + 1):
+            if roles[seat] == GRAVEDIGGER and alive[seat]:
+                _private_result(state, out, seat, "gravedigger_result", dead, roles[dead], phase)
+        state.digger_target = 0
+
+
+def _private_result(state: GameState, out: list[Event], seat: int, code: str,
+                    target: int, fact: str, phase: dict[str, Any]) -> None:
+    """Give one seat a private fact: in its knowledge, its results, and an event."""
+    learn(state, seat, target, fact)
+    key = "result" if code in ("gravekeeper_result", "sweep_result") else "role"
+    state.results[seat].append({"phase": phase, "kind": code, "target": target, key: fact})
+    state.tell(out, (seat,), code, {"target": target, key: fact})

@@ -1,0 +1,123 @@
+"""What one seat may see: the only code that turns game state into client data.
+
+Built as an allow-list — every field is chosen for this seat on purpose; no
+field is ever copied from the state and then stripped (DESIGN.md). The server's
+snapshots, `trusis replay --as`, bots and the end screen all read this view.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from trusis.legal import legal_actions
+from trusis.roles import DAY, NIGHT, ROLES, STANDARD_LIST, TRUSIS
+from trusis.state import GameState
+
+VIEW_FORMAT = "trusis-view/1"
+# Roles listed in the order they first appear in the standard list (R2), as RECORD.md does.
+_COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
+
+
+def composition(state: GameState) -> dict[str, int]:
+    """How many of each role are in the game: public (roles not dealt are left out)."""
+    counts = Counter(state.roles[1:])
+    return {r: counts[r] for r in _COMPOSITION_ORDER if counts[r]}
+
+
+def visible_votes(state: GameState, seat: int | None) -> dict[int, int]:
+    """R20/R21/R24: public day votes (an illusion shows its shown vote); at night the
+    TRUSIS kill votes, for the TRUSIS only (alive or dead)."""
+    if not state.running:
+        return {}
+    if state.kind == DAY:
+        votes = dict(state.votes)
+        for voter, (shown, _target) in state.illusions.items():
+            votes[voter] = shown
+        return dict(sorted(votes.items()))
+    if seat is not None and state.roles[seat] == TRUSIS:
+        return dict(sorted(state.votes.items()))
+    return {}
+
+
+def own_choices(state: GameState, seat: int) -> dict[str, Any]:
+    """The seat's own pending choices this phase (R13), never anyone else's."""
+    choices: dict[str, Any] = {}
+    if not state.running:
+        return choices
+    if seat in state.votes:
+        choices["vote"] = state.votes[seat]
+    if seat in state.illusions:
+        shown, target = state.illusions[seat]
+        choices["illusion"] = {"shown": shown, "target": target}
+    for power, table in (("protect", state.protects), ("kamikaze", state.kamikazes),
+                         ("revive", state.revives), ("extra_vote", state.extra_votes)):
+        if seat in table:
+            choices[power] = table[seat]
+    if state.kind == DAY and seat in state.pending_extra:
+        choices["extra_vote_today"] = state.pending_extra[seat]
+    if state.kind == NIGHT and seat in state.swept:
+        choices["swept"] = True
+    if state.kind == NIGHT and seat in state.foreseen:
+        choices["foreseen"] = True
+    return choices
+
+
+def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
+    """R50: public messages, and private ones this seat sent or received."""
+    lines = []
+    for seq, kind, number, sender, to, text in state.chat:
+        if to and seat not in (sender, to):
+            continue
+        line: dict[str, Any] = {
+            "seq": seq, "phase": {"kind": kind, "number": number}, "from": sender, "text": text,
+        }
+        if to:
+            line["to"] = to
+        lines.append(line)
+    return lines
+
+
+def view(state: GameState, seat: int | None) -> dict[str, Any]:
+    """Everything `seat` may know now; `None` gives the public (spectator) view."""
+    n = state.n
+    alive = state.alive
+    passed = state.passed
+    running = state.running
+    players = [
+        {"seat": s, "name": state.names[s], "alive": alive[s],
+         "passed": running and alive[s] and passed[s], "left": state.left[s],
+         "bot": state.bots[s]}
+        for s in range(1, n + 1)
+    ]
+    data: dict[str, Any] = {
+        "format": VIEW_FORMAT,
+        "seq": state.seq,
+        "seat": seat,
+        "status": state.status,
+        "phase": {"kind": state.kind, "number": state.number},
+        "winner": state.winner,
+        "winners": list(state.winners),
+        "players": players,
+        "composition": composition(state),
+        "alive": [s for s in range(1, n + 1) if alive[s]],
+        "passed": [s for s in range(1, n + 1) if running and alive[s] and passed[s]],
+        "votes": {str(k): v for k, v in visible_votes(state, seat).items()},
+        "history": [dict(h) for h in state.history],
+        "quiet_phases": state.quiet,
+        "chat": readable_chat(state, seat),
+    }
+    if seat is None:
+        data["known"] = (
+            {} if running else {str(s): state.roles[s] for s in range(1, n + 1)}
+        )
+        data["legal"] = []
+        return data
+    role = state.roles[seat]
+    data["role"] = role
+    data["team"] = ROLES[role].team
+    data["known"] = {str(s): f for s, f in sorted(state.known[seat].items())}
+    data["choices"] = own_choices(state, seat)
+    data["results"] = [dict(r) for r in state.results[seat]]
+    data["legal"] = [legal.to_dict() for legal in legal_actions(state, seat)]
+    return data
