@@ -13,29 +13,38 @@ import argparse
 import random
 import time
 
-from trusis import Action, apply, legal_actions, new_game, view
+from trusis import Action, apply, legal_actions, new_game
 from trusis.actions import LEAVE, PASS, SAY
 from trusis.roles import ILLUSION
 from trusis.state import GameState
+from trusis.views import all_views
 
 NAMES = [f"P{i}" for i in range(1, 31)]
 
 
 def random_choice(state: GameState, seat: int, rng: random.Random) -> Action:
     """One uniformly chosen concrete action (pass included; chat and leaving excluded)."""
-    options: list[tuple[str, int | None, tuple[int, ...]]] = []
-    for legal in legal_actions(state, seat):
-        if legal.do in (SAY, LEAVE):
-            continue
-        if legal.do == PASS:
-            options.append((PASS, None, ()))
-            continue
-        for target in legal.targets:
-            options.append((legal.do, target, legal.shown))
-    do, target, shown = options[rng.randrange(len(options))]
-    if do == ILLUSION:
-        return Action(do, seat, target, shown[rng.randrange(len(shown))])
-    return Action(do, seat, target)
+    legal = legal_actions(state, seat)
+    total = 0
+    for la in legal:
+        do = la.do
+        total += 1 if do == PASS else 0 if do == SAY or do == LEAVE else len(la.targets)
+    pick = int(rng.random() * total)
+    for la in legal:
+        do = la.do
+        if do == PASS:
+            if pick == 0:
+                return Action(PASS, seat)
+            pick -= 1
+        elif do != SAY and do != LEAVE:
+            targets = la.targets
+            if pick < len(targets):
+                if do == ILLUSION:
+                    shown = la.shown[int(rng.random() * len(la.shown))]
+                    return Action(ILLUSION, seat, targets[pick], shown)
+                return Action(do, seat, targets[pick])
+            pick -= len(targets)
+    raise AssertionError("no legal action")
 
 
 def play(players: int, seed: int, with_views: bool) -> int:
@@ -47,8 +56,7 @@ def play(players: int, seed: int, with_views: bool) -> int:
     while state.running:
         kind, number = state.kind, state.number
         if with_views:
-            for seat in range(1, n + 1):
-                view(state, seat)
+            all_views(state)
         for seat in range(1, n + 1):
             if not state.alive[seat] or state.passed[seat]:
                 continue
@@ -61,8 +69,7 @@ def play(players: int, seed: int, with_views: bool) -> int:
             if state.kind != kind or state.number != number or not state.running:
                 break
     if with_views:
-        for seat in range(1, n + 1):
-            view(state, seat)
+        all_views(state)
     return actions
 
 

@@ -7,8 +7,7 @@ whether a well-formed action is *allowed* is the engine's business, not this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from trusis.errors import RecordError
 from trusis.roles import ALL_POWERS
@@ -23,9 +22,11 @@ DOS: Final = frozenset(ALL_POWERS | {PASS, SAY, LEAVE, REPLACE, TIMEOUT})
 TARGETED: Final = frozenset(ALL_POWERS)
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One action. `target=None` on a choice power withdraws it (R13)."""
+class Action(NamedTuple):
+    """One action. `target=None` on a choice power withdraws it (R13).
+
+    A named tuple: immutable and hashable, and cheap to create in simulations.
+    """
 
     do: str
     seat: int | None = None

@@ -92,6 +92,11 @@ def _check_seat(state: GameState, seat: int | None, key: str = "seat") -> int:
 
 def _check_actor(state: GameState, seat: int | None) -> int:
     """R14: the game runs, the seat exists, is present, alive and has not passed."""
+    if (
+        state.running and seat is not None and 0 < seat <= state.n
+        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
+    ):
+        return seat  # the common case, checked in one go
     if not state.running:
         raise IllegalAction("game_over")
     s = _check_seat(state, seat)
@@ -243,7 +248,8 @@ def _pass(state: GameState, action: Action, out: list[Event]) -> None:
     seat = _check_actor(state, action.seat)
     state.passed[seat] = True
     state.waiting -= 1
-    state.emit(out, "passed", {"seat": seat})
+    state.seq += 1  # state.emit, inlined: passing is the most frequent action
+    out.append(Event(state.seq, "passed", {"seat": seat}))
     if state.waiting == 0:
         end_phase(state, out)
 
@@ -272,6 +278,7 @@ def _leave(state: GameState, action: Action, out: list[Event]) -> None:
         raise IllegalAction("already_left", seat=seat)
     state.left[seat] = True
     state.bots[seat] = False
+    state.derive_present()
     state.emit(out, "left", {"seat": seat})
     if not state.alive[seat] or state.passed[seat]:
         return
@@ -300,6 +307,7 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
         raise IllegalAction("not_left", seat=seat)
     by = action.by or "bot"
     state.left[seat] = False
+    state.derive_present()
     state.bots[seat] = by == "bot"
     if by != "bot":
         state.names[seat] = by

@@ -16,9 +16,13 @@ SEATS: Final = "seats"
 INTERNAL: Final = "internal"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
-    """One thing that happened, numbered in the game's sequence."""
+    """One thing that happened, numbered in the game's sequence.
+
+    Treat it as read-only; it is not frozen only because frozen dataclasses
+    cost four times as much to create, and the engine makes millions of them.
+    """
 
     seq: int
     code: str

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from trusis.actions import LEAVE, PASS, SAY, Action
 from trusis.roles import (
-    CHOICE_POWERS,
     FORESEE,
     ILLUSION,
     POWERS_BY_PHASE,
@@ -23,13 +22,14 @@ from trusis.roles import (
 from trusis.state import GameState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LegalAction:
     """One kind of action a seat may take now.
 
     `targets` are the seats it may name (for `say`, the seats it may whisper
     to); `shown` the seats an illusion may show; `withdraw` tells whether
     `target: null` is accepted (R13: a choice can be withdrawn until passing).
+    Read-only in spirit; not frozen because frozen dataclasses are slow to make.
     """
 
     do: str
@@ -48,40 +48,57 @@ class LegalAction:
         return data
 
 
+_PASS = LegalAction(PASS)  # shared: legal actions are read-only
+_LEAVE = LegalAction(LEAVE)
+
+
 def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
-    """Every action `seat` may take now: powers and pass (R11–R29), leave, say."""
+    """Every action `seat` may take now: powers and pass (R11–R29), leave, say.
+
+    The LegalAction objects are shared between calls until someone dies,
+    revives, leaves or is replaced: treat them as read-only.
+    """
     if not 1 <= seat <= state.n or state.left[seat]:
         return []
-    n = state.n
-    left = state.left
-    recipients = tuple(s for s in range(1, n + 1) if s != seat and not left[s])
+    memo = state.memo
+    say = memo.get((seat, SAY))
+    if say is None:
+        say = memo[(seat, SAY)] = LegalAction(SAY, state.recipients_of(seat))
     if not state.running:
-        return [LegalAction(SAY, recipients)]
+        return [say]
+    if not state.alive[seat] or state.passed[seat]:
+        return [_LEAVE, say]
     result: list[LegalAction] = []
-    if state.alive[seat] and not state.passed[seat]:
-        alive = state.alive
-        others = tuple(s for s in range(1, n + 1) if alive[s] and s != seat)
-        for power in POWERS_BY_PHASE[(state.roles[seat], state.kind)]:
-            if power == REVIVE:
-                dead = tuple(s for s in range(1, n + 1) if not alive[s])
-                result.append(LegalAction(REVIVE, dead, withdraw=True))
-            elif power == PROTECT:
-                everyone = tuple(s for s in range(1, n + 1) if alive[s])
-                result.append(LegalAction(PROTECT, everyone, withdraw=True))
-            elif power == ILLUSION:
-                result.append(LegalAction(ILLUSION, others, others, withdraw=True))
-            elif power == SWEEP:
-                if seat not in state.swept:
-                    result.append(LegalAction(SWEEP, others))
-            elif power == FORESEE:
-                if seat not in state.foreseen:
-                    result.append(LegalAction(FORESEE, others))
-            else:
-                result.append(LegalAction(power, others, withdraw=power in CHOICE_POWERS))
-        result.append(LegalAction(PASS))
-    result.append(LegalAction(LEAVE))
-    result.append(LegalAction(SAY, recipients))
+    for power in POWERS_BY_PHASE[(state.roles[seat], state.kind)]:
+        if power == SWEEP:
+            if seat in state.swept:
+                continue
+        elif power == FORESEE and seat in state.foreseen:
+            continue
+        legal = memo.get((seat, power))
+        if legal is None:
+            legal = memo[(seat, power)] = _make(state, seat, power)
+        result.append(legal)
+    result.append(_PASS)
+    result.append(_LEAVE)
+    result.append(say)
     return result
+
+
+def _make(state: GameState, seat: int, power: str) -> LegalAction:
+    """The LegalAction of one power for one seat, given who is alive (R14)."""
+    if power == REVIVE:
+        alive = state.alive
+        return LegalAction(REVIVE, tuple([s for s in range(1, state.n + 1) if not alive[s]]),
+                           (), True)
+    if power == PROTECT:
+        return LegalAction(PROTECT, state.living, (), True)
+    others = state.others_of(seat)
+    if power == ILLUSION:
+        return LegalAction(ILLUSION, others, others, True)
+    if power in (SWEEP, FORESEE):
+        return LegalAction(power, others)
+    return LegalAction(power, others, (), True)  # vote, extra_vote, kamikaze
 
 
 def concrete_actions(state: GameState, seat: int) -> Iterator[Action]:

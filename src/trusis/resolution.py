@@ -57,10 +57,10 @@ def _day_deaths(state: GameState, out: list[Event]) -> tuple[set[int], int]:
             counts[target] = counts.get(target, 0) + 1
     victim = single_most(counts)
     state.note(out, "tally", {
-        "counts": {str(k): v for k, v in sorted(counts.items())}, "victim": victim or None,
-        "votes": {str(k): v for k, v in sorted(state.votes.items())},
-        "illusions": {str(k): list(v) for k, v in sorted(state.illusions.items())},
-        "extra_votes": {str(k): v for k, v in sorted(state.pending_extra.items())},
+        "counts": {str(k): v for k, v in counts.items()}, "victim": victim or None,
+        "votes": {str(k): v for k, v in state.votes.items()},
+        "illusions": {str(k): list(v) for k, v in state.illusions.items()},
+        "extra_votes": {str(k): v for k, v in state.pending_extra.items()},
     })
     deaths = {victim} if victim else set()
     return deaths, victim
@@ -85,10 +85,10 @@ def _night_deaths(state: GameState, out: list[Event]) -> set[int]:
         deaths.add(kamikaze)
         deaths.add(victim)
     state.note(out, "night_kills", {
-        "trusis_votes": {str(k): v for k, v in sorted(state.votes.items())},
+        "trusis_votes": {str(k): v for k, v in state.votes.items()},
         "trusis_target": target or None, "protected_by": protectors,
-        "protects": {str(k): v for k, v in sorted(state.protects.items())},
-        "kamikaze": {str(k): v for k, v in sorted(strikes.items())},
+        "protects": {str(k): v for k, v in state.protects.items()},
+        "kamikaze": {str(k): v for k, v in strikes.items()},
     })
     return deaths
 
@@ -137,7 +137,9 @@ def _resolve(state: GameState, out: list[Event]) -> None:
     for seat in revived:
         alive[seat] = True
         state.emit(out, "revived", {"seat": seat})
-    if died or revived:
+    changed = bool(died or revived)
+    if changed:
+        state.derive_living()
         state.note(out, "phase_outcome", {
             "causes": causes,
             "revives": {str(k): t for k, t in sorted(state.revives.items()) if k in knights},
@@ -147,9 +149,10 @@ def _resolve(state: GameState, out: list[Event]) -> None:
         "died": died, "revived": revived,
     })
     state.day_deaths = died if state.kind == DAY else []
-    state.quiet = 0 if died or revived else state.quiet + 1
-    # Step 3: victory (R31–R33), then the stalemate (R34).
-    winner = winner_of(state.roles, alive)
+    state.quiet = 0 if changed else state.quiet + 1
+    # Step 3: victory (R31–R33), then the stalemate (R34). With nobody dead or
+    # revived the living are as before, so no condition can have become true.
+    winner = winner_of(state.roles, alive) if changed else None
     if winner is None and state.quiet >= STALEMATE_PHASES:
         winner = DRAW
         state.emit(out, "stalemate", {"phases": state.quiet})
@@ -163,6 +166,7 @@ def _resolve(state: GameState, out: list[Event]) -> None:
 def finish(state: GameState, out: list[Event], winner: str) -> None:
     """End the game: R35 winners, every role revealed to everyone."""
     state.status = FINISHED
+    state.running = False
     state.winner = winner
     state.winners = winning_seats(state.roles, winner)
     _clear_choices(state)

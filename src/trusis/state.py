@@ -9,10 +9,14 @@ chance — so serialising it and loading it back plays on identically.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 from trusis.events import INTERNAL, PUBLIC, SEATS, Event
-from trusis.roles import DAY
+from trusis.roles import DAY, STANDARD_LIST
+
+# Roles listed in the order they first appear in the standard list (R2), as RECORD.md does.
+COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
 
 RUNNING = "running"
 FINISHED = "finished"
@@ -22,39 +26,21 @@ class GameState:
     """A game in progress or finished. Change it only through `trusis.engine.apply`."""
 
     __slots__ = (
-        "alive",
-        "bots",
-        "chat",
-        "day_deaths",
-        "digger_target",
-        "extra_votes",
-        "foreseen",
-        "history",
-        "illusions",
-        "kamikazes",
-        "kind",
-        "known",
-        "left",
-        "n",
-        "names",
-        "number",
-        "passed",
-        "pending_extra",
-        "protects",
-        "quiet",
-        "results",
-        "revives",
-        "roles",
-        "seed",
-        "seq",
-        "status",
-        "swept",
-        "table_set",
-        "trusis_seats",
-        "votes",
-        "waiting",
-        "winner",
-        "winners",
+        # The table.
+        "n", "names", "roles", "seed", "table_set", "trusis_seats", "bots",
+        # Where the game stands.
+        "status", "kind", "number", "alive", "passed", "left", "waiting", "quiet",
+        "winner", "winners", "seq", "history",
+        # Choices of the current phase (and last night's extra votes).
+        "votes", "illusions", "protects", "kamikazes", "revives", "extra_votes",
+        "pending_extra", "swept", "foreseen",
+        # Knowledge, results and talk.
+        "known", "results", "chat", "day_deaths", "digger_target",
+        # Derived from the fields above, kept for speed, never serialised.
+        "living", "present", "running", "composition", "others", "recipients", "memo",
+    )
+    DERIVED = frozenset(
+        {"living", "present", "running", "composition", "others", "recipients", "memo"}
     )
 
     def __init__(self, names: list[str], roles: list[str], seed: int = 0,
@@ -98,6 +84,36 @@ class GameState:
         self.bots: list[bool] = [False] * (n + 1)
         self.day_deaths: list[int] = []  # for the Gravekeepers at nightfall (R28)
         self.digger_target: int = 0  # the Trusis kill, for the Gravediggers at dawn (R28)
+        self.living: tuple[int, ...] = ()
+        self.present: tuple[int, ...] = ()
+        self.running: bool = True
+        self.composition: dict[str, int] = {}
+        self.others: dict[int, tuple[int, ...]] = {}
+        self.recipients: dict[int, tuple[int, ...]] = {}
+        self.memo: dict[Any, Any] = {}
+        self.derive()
+
+    def derive(self) -> None:
+        """Recompute every derived field (after construction or loading)."""
+        counts = Counter(self.roles[1:])  # public (RECORD.md), in the order of R2's list
+        self.composition = {r: counts[r] for r in COMPOSITION_ORDER if counts[r]}
+        self.running = self.status == RUNNING
+        self.derive_living()
+        self.derive_present()
+
+    def derive_living(self) -> None:
+        """Recompute what depends on who is alive, after deaths or revivals."""
+        alive = self.alive
+        self.living = tuple([s for s in range(1, self.n + 1) if alive[s]])
+        self.others = {}  # seat -> the other living seats, filled on demand
+        self.memo = {}  # values derived from who is alive and present (e.g. legal actions)
+
+    def derive_present(self) -> None:
+        """Recompute what depends on who is present, after a leave or a replace."""
+        left = self.left
+        self.present = tuple([s for s in range(1, self.n + 1) if not left[s]])
+        self.recipients = {}  # seat -> the other present seats, filled on demand
+        self.memo = {}
 
     # -- events -------------------------------------------------------------
 
@@ -127,6 +143,8 @@ class GameState:
         """The whole state as JSON-able data (secrets included: server-side only)."""
         data: dict[str, Any] = {}
         for name in self.__slots__:
+            if name in self.DERIVED:
+                continue
             value = getattr(self, name)
             if isinstance(value, set):
                 value = sorted(value)
@@ -146,6 +164,8 @@ class GameState:
         """Rebuild a state written by `to_dict`."""
         state = cls.__new__(cls)
         for name in cls.__slots__:
+            if name in cls.DERIVED:
+                continue
             value = data[name]
             if name in ("swept", "foreseen"):
                 value = set(value)
@@ -163,16 +183,27 @@ class GameState:
             elif name == "table_set" or isinstance(value, list):
                 value = copy.deepcopy(value)
             setattr(state, name, value)
+        state.derive()
         return state
 
     # -- small queries ------------------------------------------------------
 
-    @property
-    def running(self) -> bool:
-        return self.status == RUNNING
-
     def alive_seats(self) -> list[int]:
-        return [s for s in range(1, self.n + 1) if self.alive[s]]
+        return list(self.living)
+
+    def others_of(self, seat: int) -> tuple[int, ...]:
+        """The living seats other than `seat` (cached until someone dies or revives)."""
+        others = self.others.get(seat)
+        if others is None:
+            others = self.others[seat] = tuple([s for s in self.living if s != seat])
+        return others
+
+    def recipients_of(self, seat: int) -> tuple[int, ...]:
+        """The present seats other than `seat`: who it may whisper to (R50, D8)."""
+        recipients = self.recipients.get(seat)
+        if recipients is None:
+            recipients = self.recipients[seat] = tuple([s for s in self.present if s != seat])
+        return recipients
 
     def phase(self) -> dict[str, Any]:
         return {"kind": self.kind, "number": self.number}

@@ -7,22 +7,18 @@ snapshots, `trusis replay --as`, bots and the end screen all read this view.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from trusis.legal import legal_actions
-from trusis.roles import DAY, NIGHT, ROLES, STANDARD_LIST, TRUSIS
+from trusis.roles import DAY, NIGHT, ROLES, TRUSIS
 from trusis.state import GameState
 
 VIEW_FORMAT = "trusis-view/1"
-# Roles listed in the order they first appear in the standard list (R2), as RECORD.md does.
-_COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
 
 
 def composition(state: GameState) -> dict[str, int]:
     """How many of each role are in the game: public (roles not dealt are left out)."""
-    counts = Counter(state.roles[1:])
-    return {r: counts[r] for r in _COMPOSITION_ORDER if counts[r]}
+    return dict(state.composition)
 
 
 def visible_votes(state: GameState, seat: int | None) -> dict[int, int]:
@@ -78,38 +74,48 @@ def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
     return lines
 
 
-def view(state: GameState, seat: int | None) -> dict[str, Any]:
-    """Everything `seat` may know now; `None` gives the public (spectator) view."""
+def _public_part(state: GameState) -> dict[str, Any]:
+    """The fields every seat sees alike (R11, R20, R30, R40): built once, shared."""
     n = state.n
     alive = state.alive
     passed = state.passed
+    left = state.left
+    bots = state.bots
+    names = state.names
     running = state.running
-    players = [
-        {"seat": s, "name": state.names[s], "alive": alive[s],
-         "passed": running and alive[s] and passed[s], "left": state.left[s],
-         "bot": state.bots[s]}
-        for s in range(1, n + 1)
-    ]
-    data: dict[str, Any] = {
+    return {
         "format": VIEW_FORMAT,
         "seq": state.seq,
-        "seat": seat,
         "status": state.status,
         "phase": {"kind": state.kind, "number": state.number},
         "winner": state.winner,
         "winners": list(state.winners),
-        "players": players,
+        "players": [
+            {"seat": s, "name": names[s], "alive": alive[s],
+             "passed": running and alive[s] and passed[s], "left": left[s], "bot": bots[s]}
+            for s in range(1, n + 1)
+        ],
         "composition": composition(state),
-        "alive": [s for s in range(1, n + 1) if alive[s]],
-        "passed": [s for s in range(1, n + 1) if running and alive[s] and passed[s]],
-        "votes": {str(k): v for k, v in visible_votes(state, seat).items()},
-        "history": [dict(h) for h in state.history],
+        "alive": list(state.living),
+        "passed": [s for s in state.living if passed[s]] if running else [],
+        "history": [
+            {"phase": dict(h["phase"]), "vote_killed": h["vote_killed"],
+             "died": list(h["died"]), "revived": list(h["revived"])}
+            for h in state.history
+        ],
         "quiet_phases": state.quiet,
-        "chat": readable_chat(state, seat),
     }
+
+
+def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
+    """Add to the shared fields what this one seat may see, field by field."""
+    data = dict(public)
+    data["seat"] = seat
+    data["votes"] = {str(k): v for k, v in visible_votes(state, seat).items()}
+    data["chat"] = readable_chat(state, seat)
     if seat is None:
         data["known"] = (
-            {} if running else {str(s): state.roles[s] for s in range(1, n + 1)}
+            {} if state.running else {str(s): state.roles[s] for s in range(1, state.n + 1)}
         )
         data["legal"] = []
         return data
@@ -121,3 +127,18 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
     data["results"] = [dict(r) for r in state.results[seat]]
     data["legal"] = [legal.to_dict() for legal in legal_actions(state, seat)]
     return data
+
+
+def view(state: GameState, seat: int | None) -> dict[str, Any]:
+    """Everything `seat` may know now; `None` gives the public (spectator) view."""
+    return _seat_part(state, seat, _public_part(state))
+
+
+def all_views(state: GameState) -> dict[int, dict[str, Any]]:
+    """`view` for every seat at once, as a server sends at a phase change.
+
+    The public fields are built once and shared between the seats' views, so
+    treat the result as read-only (serialise it, don't edit it).
+    """
+    public = _public_part(state)
+    return {seat: _seat_part(state, seat, public) for seat in range(1, state.n + 1)}
