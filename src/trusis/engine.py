@@ -249,6 +249,7 @@ def _pass(state: GameState, action: Action, out: list[Event]) -> None:
     state.passed[seat] = True
     state.waiting -= 1
     state.seq += 1  # state.emit, inlined: passing is the most frequent action
+    state.public_count += 1
     out.append(Event(state.seq, "passed", {"seat": seat}))
     if state.waiting == 0:
         end_phase(state, out)

@@ -4,6 +4,12 @@ The engine returns events; it never delivers them. An event's audience is
 fixed at birth — everyone, a list of seats (one seat, a private conversation,
 the TRUSIS), or nobody (internal facts kept for statistics and records) — so
 delivery is a lookup, never a judgement made later (DESIGN.md, "Audiences").
+
+`Event.seq` numbers every event of the game, hidden ones included, so it is
+for the server's log only: a client that saw gaps in it would learn that
+something it cannot see happened (a whisper, a sweep, a TRUSIS vote — R50).
+Each seat gets its own stream numbering instead: `stream` below, and the
+`seq` of `views.view`, count only the events that seat may see.
 """
 
 from __future__ import annotations
@@ -37,10 +43,17 @@ class Event:
         return self.audience == SEATS and seat is not None and seat in self.seats
 
     def as_dict(self) -> dict[str, Any]:
-        """The event as a client receives it (audience and internals left out)."""
-        return {"seq": self.seq, "code": self.code, "params": self.params}
+        """The event's content for a client: code and parameters, never the global seq."""
+        return {"code": self.code, "params": self.params}
 
 
-def visible_events(events: list[Event], seat: int | None) -> list[dict[str, Any]]:
-    """The events of `events` that `seat` may see, as client dictionaries."""
-    return [e.as_dict() for e in events if e.visible_to(seat)]
+def stream(events: list[Event], seat: int | None, start: int) -> list[dict[str, Any]]:
+    """The events `seat` may see, numbered in that seat's own stream after `start`.
+
+    `start` is the seat's stream position before these events (the `seq` of its
+    last view), so a reconnecting client can ask for what follows its number.
+    """
+    visible = [e.as_dict() for e in events if e.visible_to(seat)]
+    for number, data in enumerate(visible, start + 1):
+        data["seq"] = number
+    return visible

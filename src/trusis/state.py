@@ -30,7 +30,7 @@ class GameState:
         "n", "names", "roles", "seed", "table_set", "trusis_seats", "bots",
         # Where the game stands.
         "status", "kind", "number", "alive", "passed", "left", "waiting", "quiet",
-        "winner", "winners", "seq", "history",
+        "winner", "winners", "seq", "public_count", "private_count", "history",
         # Choices of the current phase (and last night's extra votes).
         "votes", "illusions", "protects", "kamikazes", "revives", "extra_votes",
         "pending_extra", "swept", "foreseen",
@@ -77,7 +77,9 @@ class GameState:
         self.quiet: int = 0  # phases in a row with no death and no revival (R34)
         self.winner: str | None = None
         self.winners: list[int] = []
-        self.seq: int = 0  # number of the last event
+        self.seq: int = 0  # number of the last event, hidden ones included (server-side only)
+        self.public_count: int = 0  # public events so far
+        self.private_count: list[int] = [0] * (n + 1)  # events to each seat alone or in a group
         self.trusis_seats: tuple[int, ...] = tuple(
             s for s in range(1, n + 1) if roles[s - 1] == "TRUSIS"
         )
@@ -120,12 +122,16 @@ class GameState:
     def emit(self, out: list[Event], code: str, params: dict[str, Any]) -> None:
         """Record a public event."""
         self.seq += 1
+        self.public_count += 1
         out.append(Event(self.seq, code, params, PUBLIC))
 
     def tell(self, out: list[Event], seats: tuple[int, ...], code: str,
              params: dict[str, Any]) -> None:
         """Record an event for `seats` only."""
         self.seq += 1
+        private = self.private_count
+        for seat in seats:
+            private[seat] += 1
         out.append(Event(self.seq, code, params, SEATS, seats))
 
     def note(self, out: list[Event], code: str, params: dict[str, Any]) -> None:
@@ -187,6 +193,12 @@ class GameState:
         return state
 
     # -- small queries ------------------------------------------------------
+
+    def stream_position(self, seat: int | None) -> int:
+        """How many events `seat` (None: a spectator) may have seen so far."""
+        if seat is None:
+            return self.public_count
+        return self.public_count + self.private_count[seat]
 
     def alive_seats(self) -> list[int]:
         return list(self.living)

@@ -62,11 +62,11 @@ def own_choices(state: GameState, seat: int) -> dict[str, Any]:
 def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
     """R50: public messages, and private ones this seat sent or received."""
     lines = []
-    for seq, kind, number, sender, to, text in state.chat:
+    for _seq, kind, number, sender, to, text in state.chat:
         if to and seat not in (sender, to):
             continue
         line: dict[str, Any] = {
-            "seq": seq, "phase": {"kind": kind, "number": number}, "from": sender, "text": text,
+            "phase": {"kind": kind, "number": number}, "from": sender, "text": text,
         }
         if to:
             line["to"] = to
@@ -85,7 +85,6 @@ def _public_part(state: GameState) -> dict[str, Any]:
     running = state.running
     return {
         "format": VIEW_FORMAT,
-        "seq": state.seq,
         "status": state.status,
         "phase": {"kind": state.kind, "number": state.number},
         "winner": state.winner,
@@ -111,6 +110,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> di
     """Add to the shared fields what this one seat may see, field by field."""
     data = dict(public)
     data["seat"] = seat
+    data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
     data["votes"] = {str(k): v for k, v in visible_votes(state, seat).items()}
     data["chat"] = readable_chat(state, seat)
     if seat is None:
