@@ -1,0 +1,98 @@
+"""Every refusal and event code renders in English, French and Italian (UX.md "Languages")."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from trusis.errors import IllegalAction
+from trusis.i18n import LANGUAGES, catalogue, render
+from trusis.roles import ROLE_TABLE
+
+EVENT_CODES = [
+    "choice_made", "choice_withdrawn", "died", "foresee_result", "game_over",
+    "gravedigger_result", "gravekeeper_result", "illusion_made", "left", "nobody_killed",
+    "passed", "phase_started", "quiet_night", "replaced", "revived", "said", "stalemate",
+    "sweep_result", "timed_out", "trusis_vote", "trusis_vote_withdrawn", "vote_cast",
+    "vote_killed", "vote_withdrawn", "whispered",
+]
+REFUSAL_CODES = [
+    "actor_dead", "actor_left", "already_foreseen", "already_left", "already_passed",
+    "already_swept", "cannot_withdraw", "empty_message", "game_over", "message_too_long",
+    "missing_shown", "night_vote_not_trusis", "no_such_seat", "not_left", "recipient_left",
+    "shown_dead", "shown_self", "target_alive", "target_dead", "target_self",
+    "timeout_finished", "unknown_action", "whisper_self", "wrong_phase_day",
+    "wrong_phase_night", "wrong_role",
+]
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_catalogues_have_the_same_keys_and_placeholders() -> None:
+    english = catalogue("en")
+    for lang in LANGUAGES:
+        other = catalogue(lang)
+        assert set(other) == set(english), lang
+        for key, template in english.items():
+            assert fields(other[key]) == fields(template), (lang, key)
+
+
+@pytest.mark.parametrize("code", EVENT_CODES)
+def test_every_event_code_has_a_message(code: str) -> None:
+    for lang in LANGUAGES:
+        assert f"event.{code}" in catalogue(lang)
+
+
+@pytest.mark.parametrize("code", REFUSAL_CODES)
+def test_every_refusal_code_has_a_message(code: str) -> None:
+    for lang in LANGUAGES:
+        assert f"refusal.{code}" in catalogue(lang)
+
+
+def test_refusals_render_with_names_in_each_language() -> None:
+    """R14: the reason reads well to a player, with the names the table uses."""
+    names = {5: "Eve", 3: "Cid"}
+    error = IllegalAction("actor_dead", seat=5)
+    assert error.message() == "seat 5 is dead"
+    assert error.message("en", names.__getitem__) == "Eve is dead"
+    assert "Eve" in error.message("fr", names.__getitem__)
+    assert "Eve" in error.message("it", names.__getitem__)
+    wrong = IllegalAction("wrong_role", power="sweep", holders=["SWEEPER"])
+    assert wrong.message() == "only the Sweeper can sweep"
+    assert "Balayeur" in wrong.message("fr")
+    assert "Spazzino" in wrong.message("it")
+    assert IllegalAction("target_self", power="vote").message() == "you cannot vote for yourself"
+    assert IllegalAction("already_swept").message() == "the Sweeper has already swept tonight"
+
+
+def test_results_render_role_and_fact_names() -> None:
+    text = render("event.foresee_result", {"target": 3, "role": "WISE_WOMAN"}, "it")
+    assert "Suocera" in text and "seat 3" in text
+    assert "neither" in render("event.sweep_result", {"target": 2, "result": "NEITHER"})
+    assert "Nuit 2" in render("event.phase_started", {"kind": "night", "number": 2}, "fr")
+
+
+def test_no_placeholder_is_left_unrendered() -> None:
+    params = {"seat": 1, "target": 2, "shown": 3, "to": 4, "voter": 5, "by": "Zoe",
+              "text": "hi", "role": "ORACLE", "result": "TRUSIS", "power": "vote",
+              "holders": ["PRIEST"], "kind": "day", "number": 1, "winner": "HUMAN",
+              "limit": 500, "do": "dance", "phases": 6, "seats": [1], "minimum": 5,
+              "maximum": 30, "players": 4, "roles": 6, "count": 2, "team": "TRUSIS"}
+    for lang in LANGUAGES:
+        for key in catalogue(lang):
+            text = render(key, params, lang)
+            assert not re.search(r"\{[a-z_]+\}", text), (lang, key, text)
+
+
+def test_role_names_in_three_languages() -> None:
+    """The role table of RULES.md §2, names included (Macellaio is a decision)."""
+    by_id = {r.id: r for r in ROLE_TABLE}
+    assert by_id["BUTCHER"].it == "Macellaio"
+    assert by_id["GRAVEDIGGER"].fr == "Profanatrice"
+    assert by_id["WISE_WOMAN"].name("fr") == "Commère"
+    assert by_id["WHITE_KNIGHT"].name("it") == "Paladino bianco"
+    assert len(ROLE_TABLE) == 14
