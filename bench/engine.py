@@ -28,7 +28,7 @@ def random_choice(state: GameState, seat: int, rng: random.Random) -> Action:
     total = 0
     for la in legal:
         do = la.do
-        total += 1 if do == PASS else 0 if do == SAY or do == LEAVE else len(la.targets)
+        total += 1 if do == PASS else 0 if do in (SAY, LEAVE) else len(la.targets)
     pick = int(rng.random() * total)
     for la in legal:
         do = la.do
@@ -36,7 +36,7 @@ def random_choice(state: GameState, seat: int, rng: random.Random) -> Action:
             if pick == 0:
                 return Action(PASS, seat)
             pick -= 1
-        elif do != SAY and do != LEAVE:
+        elif do not in (SAY, LEAVE):
             targets = la.targets
             if pick < len(targets):
                 if do == ILLUSION:

@@ -29,6 +29,9 @@ class Record:
     deal: list[str] | None = None
     actions: list[Action] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    # When each action was taken (seconds, any epoch), where the record says so:
+    # an optional `t` on each action, kept for statistics such as time to pass.
+    times: list[float | None] = field(default_factory=list)
 
     def roles(self) -> list[str]:
         """The role of each seat: the explicit deal, or the seeded deal of the set."""
@@ -43,6 +46,9 @@ class Record:
         data["set"] = {"standard": True} if self.custom is None else {"custom": dict(self.custom)}
         data["seed"] = self.seed
         data["actions"] = [a.to_dict() for a in self.actions]
+        for entry, t in zip(data["actions"], self.times, strict=False):
+            if t is not None:
+                entry["t"] = t
         for key, value in self.extra.items():
             data.setdefault(key, value)
         return data
@@ -80,9 +86,15 @@ def parse_record(data: Any) -> Record:
     actions = [
         Action.from_dict(a, len(players), f"actions[{i}]") for i, a in enumerate(raw_actions)
     ]
+    times: list[float | None] = []
+    for i, raw in enumerate(raw_actions):
+        t = raw.get("t")
+        if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
+            raise RecordError(f"actions[{i}].t", "must be a number of seconds")
+        times.append(None if t is None else float(t))
     known = {"format", "players", "seed", "set", "deal", "actions"}
     extra = {k: v for k, v in data.items() if k not in known}
-    return Record(list(players), seed, custom, deal, actions, extra)
+    return Record(list(players), seed, custom, deal, actions, extra, times)
 
 
 def _parse_set(value: Any, players: int) -> dict[str, int] | None:

@@ -56,11 +56,11 @@ def _day_deaths(state: GameState, out: list[Event]) -> tuple[set[int], int]:
         if alive[voter] and alive[target]:
             counts[target] = counts.get(target, 0) + 1
     victim = single_most(counts)
+    # Internal: the choice tables are handed over as they are, not copied — the
+    # next phase starts with new ones, so these are never changed again.
     state.note(out, "tally", {
-        "counts": {str(k): v for k, v in counts.items()}, "victim": victim or None,
-        "votes": {str(k): v for k, v in state.votes.items()},
-        "illusions": {str(k): list(v) for k, v in state.illusions.items()},
-        "extra_votes": {str(k): v for k, v in state.pending_extra.items()},
+        "counts": counts, "victim": victim or None, "votes": state.votes,
+        "illusions": state.illusions, "extra_votes": state.pending_extra,
     })
     deaths = {victim} if victim else set()
     return deaths, victim
@@ -84,11 +84,10 @@ def _night_deaths(state: GameState, out: list[Event]) -> set[int]:
     for kamikaze, victim in strikes.items():
         deaths.add(kamikaze)
         deaths.add(victim)
-    state.note(out, "night_kills", {
-        "trusis_votes": {str(k): v for k, v in state.votes.items()},
-        "trusis_target": target or None, "protected_by": protectors,
-        "protects": {str(k): v for k, v in state.protects.items()},
-        "kamikaze": {str(k): v for k, v in strikes.items()},
+    state.note(out, "night_kills", {  # internal; see the tally's note on sharing
+        "trusis_votes": state.votes, "trusis_target": target or None,
+        "protected_by": protectors, "protects": state.protects, "kamikaze": strikes,
+        "extra_votes": state.extra_votes,  # the Wise Women's choices in force tonight
     })
     return deaths
 
@@ -118,11 +117,11 @@ def _resolve(state: GameState, out: list[Event]) -> None:
             state.emit(out, "vote_killed", {"seat": victim})
         else:
             state.emit(out, "nobody_killed", {})
-    causes: dict[str, list[str]] = {}
+    causes: dict[int, list[str]] = {}
     for seat in died:
         alive[seat] = False
         state.emit(out, "died", {"seat": seat})
-        why = causes.setdefault(str(seat), [])
+        why = causes[seat] = []
         if seat == victim:
             why.append("vote")
         if state.kind == NIGHT and seat == state.digger_target:
@@ -142,7 +141,7 @@ def _resolve(state: GameState, out: list[Event]) -> None:
         state.derive_living()
         state.note(out, "phase_outcome", {
             "causes": causes,
-            "revives": {str(k): t for k, t in sorted(state.revives.items()) if k in knights},
+            "revives": {k: t for k, t in state.revives.items() if k in knights},
         })
     state.history.append({
         "phase": state.phase(), "vote_killed": victim or None,

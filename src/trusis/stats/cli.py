@@ -1,0 +1,171 @@
+"""`trusis stats RECORD... [--json] [--lang en|fr|it]`: end-of-game and career statistics.
+
+Importing this module loads and validates the shipped declaration (R61), so the
+`trusis` program refuses to start with a broken `stats.json` — the error names the
+statistic and the rule — instead of failing later in the middle of a game.
+One record prints the end-of-game table as a player sees it (limited statistics
+hidden); several print the aggregate by statistic id (R63).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from trusis.errors import RecordError
+from trusis.i18n import LANGUAGES
+from trusis.record import Record, load_record
+from trusis.stats.aggregate import Aggregate, aggregate
+from trusis.stats.declaration import PLAYER, Declaration, StatsDeclarationError
+from trusis.stats.declaration import shipped_declaration as _shipped
+from trusis.stats.display import word
+from trusis.stats.scoring import score
+from trusis.stats.sheet import GameStats
+
+
+def _declaration_at_start() -> Declaration:
+    """R61: a bad declaration stops the program with a one-line error, exit 2."""
+    try:
+        return _shipped()
+    except StatsDeclarationError as err:
+        sys.stderr.write(f"error: {err}\n")
+        raise SystemExit(2) from None
+
+
+DECLARATION = _declaration_at_start()
+
+
+def _fail(message: str) -> NoReturn:
+    from trusis.cli import fail  # imported late: trusis.cli imports this module
+
+    fail(message)
+
+
+def _text(path: str) -> str:
+    """The record text from a path or `-`, with the errors of `trusis replay`."""
+    try:
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        return raw.decode("utf-8")
+    except OSError as err:
+        _fail(f"record: cannot read {path}: {err.strerror}")
+    except UnicodeDecodeError:
+        _fail("record: not UTF-8 text")
+
+
+def score_path(path: str, decl: Declaration) -> tuple[Record, GameStats]:
+    """Read, check and score one record; a malformed one exits 2 naming the field."""
+    text = _text(path)
+    try:
+        record = load_record(text)
+        return record, score(record, None, decl)
+    except RecordError as err:
+        _fail(str(err))
+
+
+def _console(columns: int) -> Console:
+    """A console wide enough for every column when the output is not a terminal."""
+    console = Console()
+    if console.is_terminal:
+        return console
+    return Console(width=max(100, 28 + 18 * columns))
+
+
+def _game_tables(stats: GameStats, lang: str) -> list[Table]:
+    """The end screen: table statistics, then statistics × players (R62 order)."""
+    table = Table(title=word("game", lang))
+    table.add_column(word("statistic", lang))
+    table.add_column(word("value", lang), justify="right")
+    for row in stats.table.rows(lang, limited=False):
+        table.add_row(row.label, row.text)
+    players = Table(title=word("players", lang))
+    players.add_column(word("statistic", lang))
+    seats = list(stats.players)
+    for seat in seats:
+        players.add_column(f"{stats.names[seat - 1]} ({seat})", justify="right")
+    columns = [stats.players[s].rows(lang, limited=False) for s in seats]
+    for i, row in enumerate(columns[0] if columns else []):
+        players.add_row(row.label, *(col[i].text for col in columns))
+    return [table, players]
+
+
+def _win_table(title: str, first: str, history: Aggregate, lang: str,
+               split: str | None) -> Table:
+    table = Table(title=title)
+    table.add_column(word("player", lang))
+    if split is not None:
+        table.add_column(first)
+    for key in ("games", "wins", "win_rate"):
+        table.add_column(word(key, lang), justify="right")
+    for name, h in history.players.items():
+        if split is None:
+            counts = [("", h.overall)]
+        else:
+            parts = h.by_team if split == "team" else h.by_role
+            counts = [(history.label(split, k, lang), c) for k, c in sorted(parts.items())]
+        for label, c in counts:
+            cells = [name] + ([label] if split is not None else [])
+            table.add_row(*cells, str(c.games), str(c.wins), c.rate_text())
+    return table
+
+
+def _aggregate_tables(history: Aggregate, lang: str) -> list[Table]:
+    """Several games: wins, wins by team and role, averages per player and per game."""
+    tables = [
+        _win_table(word("players", lang), "", history, lang, None),
+        _win_table(word("by_team", lang), word("team", lang), history, lang, "team"),
+        _win_table(word("by_role", lang), word("role", lang), history, lang, "role"),
+    ]
+    means = Table(title=word("averages", lang))
+    means.add_column(word("statistic", lang))
+    names = list(history.players)
+    for name in names:
+        means.add_column(name, justify="right")
+    columns = [history.mean_rows(PLAYER, history.players[n].means, lang, limited=False)
+               for n in names]
+    for i, row in enumerate(columns[0] if columns else []):
+        means.add_row(row.label, *(col[i].text for col in columns))
+    tables.append(means)
+    per_game = Table(title=f"{word('table_averages', lang)} ({history.games})")
+    per_game.add_column(word("statistic", lang))
+    per_game.add_column(word("value", lang), justify="right")
+    for row in history.mean_rows("table", history.table, lang, limited=False):
+        per_game.add_row(row.label, row.text)
+    tables.append(per_game)
+    return tables
+
+
+def stats_command(
+    records: Annotated[
+        list[str], typer.Argument(help="Record files (or - for standard input).")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    lang: Annotated[str, typer.Option("--lang", help="Language: en, fr or it.")] = "en",
+) -> None:
+    """Score game records: one record's end-of-game statistics, or several aggregated."""
+    if lang not in LANGUAGES:
+        _fail(f"--lang: must be one of {', '.join(LANGUAGES)}, not {lang!r}")
+    scored = [score_path(path, DECLARATION) for path in records]
+    if len(scored) == 1:
+        record, stats = scored[0]
+        if as_json:
+            typer.echo(json.dumps(stats.as_json(lang), ensure_ascii=False))
+            return
+        console = _console(len(record.players))
+        for table in _game_tables(stats, lang):
+            console.print(table)
+        if not stats.table.is_set("winning_team"):
+            console.print(word("running", lang))
+        return
+    history = aggregate((stats.stored() for _record, stats in scored), DECLARATION)
+    if as_json:
+        typer.echo(json.dumps(history.as_json(lang), ensure_ascii=False))
+        return
+    console = _console(len(history.players))
+    for table in _aggregate_tables(history, lang):
+        console.print(table)
