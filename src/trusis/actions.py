@@ -64,7 +64,7 @@ class Action:
         if not isinstance(data, dict):
             raise RecordError(where, "must be an object")
         do = data.get("do")
-        if do not in DOS:
+        if not isinstance(do, str) or do not in DOS:
             raise RecordError(f"{where}.do", f"unknown action {do!r}")
 
         def seat_field(name: str, required: bool, nullable: bool) -> int | None:
@@ -98,4 +98,12 @@ class Action:
             by = data.get("by")
             if by is not None and (not isinstance(by, str) or not by.strip()):
                 raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
+        # RECORD.md: any seat field present must name a seat, even one this `do` ignores.
+        used = {"seat"} if do != TIMEOUT else set()
+        used |= {"target"} if do in TARGETED else {"to"} if do == SAY else set()
+        if do == "illusion":
+            used.add("shown")
+        for name in ("seat", "target", "shown", "to"):
+            if name not in used:
+                seat_field(name, False, True)
         return cls(do, seat, target, shown, text, to, by)

@@ -13,6 +13,7 @@ from trusis.errors import RecordError
 from trusis.game import replay
 from trusis.record import Record, load_record
 from trusis.result import result_document, result_text
+from trusis.stats.cli import stats_command
 
 app = typer.Typer(
     help="Trusis, the social-deduction game: replay records, score games, simulate tables.",
@@ -54,20 +55,27 @@ def read_record(path: str) -> Record:
 def replay_command(
     record: Annotated[str, typer.Argument(help="Record file, or - for standard input.")],
     as_seat: Annotated[
-        int | None, typer.Option("--as", help="Show only what this seat's client sees.")
+        str | None, typer.Option("--as", help="Show only what this seat's client sees.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Play a game record and print where the game stands."""
     parsed = read_record(record)
     players = len(parsed.players)
-    if as_seat is not None and not 1 <= as_seat <= players:
-        fail(f"--as: there is no seat {as_seat} at this table (seats 1 to {players})")
-    doc = result_document(replay(parsed), as_seat)
+    seat = None
+    if as_seat is not None:
+        # Parsed here, not by typer, so that a bad value gets the one-line error of RECORD.md.
+        seat = int(as_seat) if as_seat.strip().isdigit() else 0
+        if not 1 <= seat <= players:
+            fail(f"--as: there is no seat {as_seat!r} at this table (seats 1 to {players})")
+    doc = result_document(replay(parsed), seat)
     if as_json:
         typer.echo(json.dumps(doc, ensure_ascii=False))
     else:
         typer.echo(result_text(doc, parsed.players))
+
+
+app.command("stats")(stats_command)
 
 
 def main() -> None:

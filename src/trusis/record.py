@@ -106,7 +106,7 @@ def _parse_set(value: Any, players: int) -> dict[str, int] | None:
         raise RecordError("set", 'must be {"standard": true} or {"custom": {...}}')
     counts: dict[str, int] = {}
     for role, count in value["custom"].items():
-        if role not in ROLES or role == HUMAN:
+        if role not in ROLES or role == HUMAN:  # JSON object keys are always strings
             raise RecordError(f"set.custom.{role}", "is not a special role id")
         if not _int(count) or count < 0:
             raise RecordError(f"set.custom.{role}", "must be an integer of 0 or more")
@@ -125,7 +125,7 @@ def _parse_deal(value: Any, players: int) -> list[str] | None:
     if not isinstance(value, list):
         raise RecordError("deal", "must be a list of role ids, one per seat")
     for i, role in enumerate(value):
-        if role not in ROLES:
+        if not isinstance(role, str) or role not in ROLES:
             raise RecordError(f"deal[{i}]", f"unknown role {role!r}")
     try:
         check_explicit_deal(players, value)

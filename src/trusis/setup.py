@@ -53,7 +53,7 @@ def min_players_for(role: str, count: int) -> int:
 def check_custom_set(players: int, counts: Mapping[str, int]) -> None:
     """R3–R5: a custom set names special roles with counts that fit the table."""
     for role, count in counts.items():
-        if role not in ROLES or role == HUMAN:
+        if not isinstance(role, str) or role not in ROLES or role == HUMAN:
             raise SetupError("unknown_role", role=role)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise SetupError("bad_count", role=role)
@@ -72,7 +72,7 @@ def check_custom_set(players: int, counts: Mapping[str, int]) -> None:
 def check_deal(deal: Sequence[str]) -> None:
     """R6: at least one TRUSIS, and no victory condition met before anyone plays."""
     for role in deal:
-        if role not in ROLES:
+        if not isinstance(role, str) or role not in ROLES:
             raise SetupError("unknown_role", role=role)
     counts = Counter(deal)
     trusis = counts[TRUSIS]
