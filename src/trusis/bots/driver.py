@@ -1,0 +1,181 @@
+"""Running bots on a `Game`: the only code that turns game state into bot input.
+
+The driver owns the boundary the design asks for: it builds each bot's input
+with `trusis.view(state, seat)` and the visible events, never handing over the
+`GameState`. It plays in rounds — every bot seat that has not passed gets one
+turn per round, in seat order — so that bots can react to each other's votes
+(the TRUSIS converge on one kill, a day vote can gather a majority). A bot
+may wait (return None); when a whole round brings no action but passes and
+waits, every waiting seat is passed with its choices — the table settled. A buggy
+bot cannot hang or corrupt a game: an action the engine refuses is logged and
+the seat passes, and a seat that keeps acting is passed after `max_actions`
+actions in one phase. The driver never uses the timer (`timeout`), so every
+game it plays is a record of ordinary seat actions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from trusis.actions import LEAVE, PASS, REPLACE, TIMEOUT, Action
+from trusis.bots.base import Bot, View
+from trusis.errors import IllegalAction
+from trusis.events import Event
+from trusis.game import Game
+from trusis.views import view
+
+log = logging.getLogger("trusis.bots")
+
+MAX_ACTIONS_PER_PHASE = 12
+"""Default cap on one seat's actions (chat included) in one phase."""
+
+_FORBIDDEN = frozenset({TIMEOUT, LEAVE, REPLACE})
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A bot action the driver did not play, and why (the seat then passed)."""
+
+    seat: int
+    action: Action
+    reason: str
+
+
+@dataclass
+class BotDriver:
+    """Plays the seats in `bots` on `game`, one phase at a time.
+
+    Events made by other callers (people at the table, a server) are not seen
+    by the driver unless given to `feed`; the bots' own actions are fed
+    automatically. `refused` and `capped` keep what went wrong, for tests and
+    for the balance lab's report.
+    """
+
+    game: Game
+    bots: Mapping[int, Bot]
+    max_actions: int = MAX_ACTIONS_PER_PHASE
+    refused: list[Refused] = field(default_factory=list)
+    capped: list[tuple[int, dict[str, object]]] = field(default_factory=list)
+    actions: int = 0
+    _log: list[Event] = field(default_factory=list)
+    _cursor: dict[int, int] = field(default_factory=dict)
+
+    def feed(self, events: Iterable[Event]) -> None:
+        """Events that happened outside the driver, to pass on to the bots that may see them."""
+        self._log.extend(events)
+
+    def _news(self, seat: int, seen: View) -> list[dict[str, object]]:
+        """The events `seat` may see since its last turn, numbered in the seat's own
+        stream so that the last one carries the `seq` of the view it comes with."""
+        start = self._cursor.get(seat, 0)
+        self._cursor[seat] = len(self._log)
+        news = [e.as_dict() for e in self._log[start:] if e.visible_to(seat)]
+        for number, data in enumerate(news, int(seen.get("seq", len(news))) - len(news) + 1):
+            data["seq"] = number
+        return news
+
+    def _play(self, action: Action) -> None:
+        self._log.extend(self.game.play(action))
+        self.actions += 1
+
+    def _turn(self, seat: int, bot: Bot) -> bool:
+        """One observe/act exchange with `bot`, and its action applied (or a pass).
+
+        Returns True when the bot did something other than waiting or passing.
+        """
+        seen = view(self.game.state, seat)
+        bot.observe(seen, self._news(seat, seen))
+        action = bot.act()
+        if action is None:
+            return False
+        if action.seat is None:
+            action = Action(action.do, seat, action.target, action.shown, action.text,
+                            action.to, action.by)
+        if action.seat != seat or action.do in _FORBIDDEN:
+            self._refuse(seat, action, "a bot may only act for its own seat, and not "
+                         "leave, replace or time out")
+            return False
+        try:
+            self._play(action)
+        except IllegalAction as err:
+            self._refuse(seat, action, str(err))
+            return False
+        return action.do != PASS
+
+    def _refuse(self, seat: int, action: Action, reason: str) -> None:
+        log.warning("bot at seat %d: %s refused (%s); the seat passes", seat, action, reason)
+        self.refused.append(Refused(seat, action, reason))
+        state = self.game.state
+        if state.running and state.alive[seat] and not state.passed[seat] and not state.left[seat]:
+            self._play(Action(PASS, seat))
+
+    def run_phase(self) -> bool:
+        """Let the bots act until the phase ends, the game ends, or every bot seat passed.
+
+        Returns True when the phase (or the game) ended.
+        """
+        state = self.game.state
+        if not state.running:
+            return True
+        phase = (state.kind, state.number)
+        seats = sorted(self.bots)
+        counts = dict.fromkeys(seats, 0)
+        while True:
+            waiting = []
+            changed = False
+            for seat in seats:
+                if not (state.alive[seat] and not state.passed[seat] and not state.left[seat]):
+                    continue
+                if counts[seat] >= self.max_actions:
+                    self.capped.append((seat, state.phase()))
+                    log.info("bot at seat %d hit the cap of %d actions in %s %d; it passes",
+                                seat, self.max_actions, *phase)
+                    self._play(Action(PASS, seat))
+                else:
+                    counts[seat] += 1
+                    changed = self._turn(seat, self.bots[seat]) or changed
+                    waiting.append(seat)
+                if not state.running or (state.kind, state.number) != phase:
+                    return True
+            if not waiting:
+                return False
+            if not changed:  # the table settled: everyone still waiting passes
+                for seat in waiting:
+                    if state.alive[seat] and not state.passed[seat] and not state.left[seat]:
+                        self._play(Action(PASS, seat))
+                        if not state.running or (state.kind, state.number) != phase:
+                            return True
+                return False
+
+    def run_game(self, max_phases: int = 1000) -> None:
+        """Run phases until the game ends; stops early if the bots alone cannot end a phase."""
+        for _ in range(max_phases):
+            if not self.run_phase() or not self.game.state.running:
+                return
+
+    def finish(self) -> None:
+        """Show every bot its final view and remaining events (e.g. the end of the game)."""
+        for seat, bot in sorted(self.bots.items()):
+            seen = view(self.game.state, seat)
+            bot.observe(seen, self._news(seat, seen))
+
+
+def run_phase(game: Game, bots: Mapping[int, Bot],
+              max_actions: int = MAX_ACTIONS_PER_PHASE) -> BotDriver:
+    """Run `bots` (seat -> bot) on `game` until the phase or the game ends; return the driver.
+
+    For repeated phases keep one `BotDriver`, so that bots receive every event once.
+    """
+    driver = BotDriver(game, bots, max_actions)
+    driver.run_phase()
+    return driver
+
+
+def play_game(game: Game, bots: Mapping[int, Bot],
+              max_actions: int = MAX_ACTIONS_PER_PHASE) -> BotDriver:
+    """Play `game` to its end with a bot in every seat given; return the driver."""
+    driver = BotDriver(game, bots, max_actions)
+    driver.run_game()
+    return driver

@@ -1,0 +1,207 @@
+"""`trusis simulate`: the balance lab's command line, tables and plot.
+
+It turns options into a plan of games (`trusis.bots.simulate`), runs them with
+a Rich progress bar on standard error, and reports win rates per team with
+Wilson 95% intervals, game length and how games ended — as a table, as JSON
+(`--json`), and as a plot of win rate against player count (`--plot`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from trusis.bots.registry import available_kinds
+from trusis.bots.simulate import Tally, plan, run, tally
+from trusis.errors import SetupError
+from trusis.roles import MAX_PLAYERS, MIN_PLAYERS, ROLES, TEAMS
+from trusis.setup import deal_roles
+
+TEAM_LABELS = {"HUMAN": "Human", "TRUSIS": "Trusis", "CASTAWAY": "Castaway", "DRAW": "Draw"}
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def parse_players(text: str) -> list[int]:
+    """`5-30`, `5,7,9` or a mix (`5-8,12`): the sorted player counts, each 5..30."""
+    counts: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        try:
+            if "-" in part:
+                low, high = (int(x) for x in part.split("-", 1))
+                counts.update(range(low, high + 1))
+            else:
+                counts.add(int(part))
+        except ValueError:
+            _fail(f"--players: {part!r} is not a number or a range like 5-30")
+    if not counts:
+        _fail("--players: give a range like 5-30 or a list like 5,7,9")
+    bad = [c for c in sorted(counts) if not MIN_PLAYERS <= c <= MAX_PLAYERS]
+    if bad:
+        _fail(f"--players: {bad[0]} is outside {MIN_PLAYERS}-{MAX_PLAYERS}")
+    return sorted(counts)
+
+
+def parse_set(text: str) -> dict[str, int] | None:
+    """`standard` (None) or `custom:ROLE=COUNT,...`."""
+    if text == "standard":
+        return None
+    if not text.startswith("custom:"):
+        _fail("--set: use standard or custom:ROLE=COUNT,... (e.g. custom:TRUSIS=2,SWEEPER=1)")
+    custom: dict[str, int] = {}
+    for part in filter(None, text[len("custom:"):].split(",")):
+        role, _, count = part.partition("=")
+        role = role.strip().upper()
+        if role not in ROLES or role == "HUMAN":
+            _fail(f"--set: unknown special role {role!r}; choose among "
+                  f"{', '.join(r for r in ROLES if r != 'HUMAN')}")
+        try:
+            custom[role] = int(count)
+        except ValueError:
+            _fail(f"--set: the count of {role} must be an integer")
+    return custom
+
+
+def parse_bots(text: str) -> dict[str, str]:
+    """`KIND` for every team, or `TEAM=KIND,...` (teams left out play `heuristic`)."""
+    kinds = available_kinds()
+    if "=" not in text:
+        mapping = dict.fromkeys(TEAMS, text)
+    else:
+        mapping = dict.fromkeys(TEAMS, "heuristic")
+        for part in text.split(","):
+            team, _, kind = part.partition("=")
+            team = team.strip().upper()
+            if team not in TEAMS:
+                _fail(f"--bots: unknown team {team!r}; teams are {', '.join(TEAMS)}")
+            mapping[team] = kind.strip()
+    for kind in mapping.values():
+        if kind not in kinds:
+            _fail(f"--bots: unknown bot kind {kind!r}; available: {', '.join(kinds)}")
+    return mapping
+
+
+def _rate(t: Tally, outcome: str) -> str:
+    doc = t.as_dict()
+    low, high = doc["ci95"][outcome]
+    return f"{doc['win_rate'][outcome] * 100:.1f} ({low * 100:.0f}–{high * 100:.0f})"
+
+
+def render_table(tallies: Sequence[Tally], title: str) -> Table:
+    """Win rates per team with Wilson 95% intervals, game length and endings."""
+    table = Table(title=title, caption="Draw: the game ended in a stalemate (R34); "
+                  "every other game ended with a team's win.")
+    table.add_column("Players", justify="right")
+    table.add_column("Games", justify="right")
+    for outcome in ("HUMAN", "TRUSIS", "CASTAWAY"):
+        table.add_column(f"{TEAM_LABELS[outcome]} % (95% CI)", justify="right")
+    table.add_column("Draw %", justify="right")
+    table.add_column("Avg days", justify="right")
+    table.add_column("Favours", justify="left")
+    for t in tallies:
+        doc = t.as_dict()
+        rates = {k: doc["win_rate"][k] for k in ("HUMAN", "TRUSIS", "CASTAWAY")}
+        favour = max(rates, key=lambda k: rates[k])
+        table.add_row(
+            str(t.players), str(t.games), _rate(t, "HUMAN"), _rate(t, "TRUSIS"),
+            _rate(t, "CASTAWAY"), f"{doc['win_rate']['DRAW'] * 100:.1f}",
+            f"{doc['avg_days']:.2f}", TEAM_LABELS[favour],
+        )
+    return table
+
+
+def draw_plot(tallies: Sequence[Tally], path: Path, title: str) -> None:
+    """Win rate per team (with 95% bands) against player count, as a PNG."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        _fail("--plot needs matplotlib: pip install 'trusis[plot]'")
+    xs = [t.players for t in tallies]
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for outcome, colour in (("HUMAN", "tab:blue"), ("TRUSIS", "tab:red"),
+                            ("CASTAWAY", "tab:green"), ("DRAW", "tab:gray")):
+        docs = [t.as_dict() for t in tallies]
+        ys = [d["win_rate"][outcome] for d in docs]
+        low = [d["ci95"][outcome][0] for d in docs]
+        high = [d["ci95"][outcome][1] for d in docs]
+        ax.plot(xs, ys, marker="o", color=colour, label=TEAM_LABELS[outcome])
+        ax.fill_between(xs, low, high, color=colour, alpha=0.15)
+    ax.set_xlabel("players")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def simulate_command(
+    players: Annotated[str, typer.Option(help="Player counts: a range (5-30) or a list.")] = "5-30",
+    games: Annotated[int, typer.Option(min=1, help="Games per player count.")] = 100,
+    table_set: Annotated[str, typer.Option(
+        "--set", help="standard, or custom:ROLE=COUNT,...")] = "standard",
+    bots: Annotated[str, typer.Option(
+        help="A bot kind for everyone, or per team: HUMAN=heuristic,TRUSIS=random,...",
+    )] = "heuristic",
+    jobs: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    seed: Annotated[int, typer.Option(help="Base seed: same seed, same games.")] = 0,
+    lang: Annotated[str, typer.Option(help="Language the bots chat in: en, fr or it.")] = "en",
+    plot: Annotated[Path | None, typer.Option(help="Draw win rates to this PNG file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    records: Annotated[Path | None, typer.Option(
+        help="Write every game's record (trusis-record/1) into this directory.")] = None,
+) -> None:
+    """Simulate bot games and report how often each team wins (the balance lab)."""
+    counts = parse_players(players)
+    custom = parse_set(table_set)
+    mapping = parse_bots(bots)
+    if lang not in ("en", "fr", "it"):
+        _fail("--lang: choose en, fr or it")
+    for count in counts:
+        try:
+            deal_roles(count, 0, custom)
+        except SetupError as err:
+            _fail(f"--set at {count} players: {err}")
+    if records is not None:
+        records.mkdir(parents=True, exist_ok=True)
+    batches = plan(counts, games, seed, custom, mapping, lang, records is not None)
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task("games", total=games * len(counts))
+        tallies = tally(run(batches, jobs, lambda k: progress.advance(task, k)), records)
+    elapsed = time.perf_counter() - start
+    title = (f"{'standard set' if custom is None else 'custom set'}, bots "
+             + ", ".join(f"{team}={kind}" for team, kind in mapping.items())
+             + f", seed {seed}")
+    if plot is not None:
+        draw_plot(tallies, plot, title)
+    if as_json:
+        doc: dict[str, Any] = {
+            "set": {"standard": True} if custom is None else {"custom": custom},
+            "bots": mapping, "seed": seed, "games_per_count": games,
+            "seconds": round(elapsed, 2),
+            "results": [t.as_dict() for t in tallies],
+        }
+        typer.echo(json.dumps(doc, ensure_ascii=False))
+        return
+    Console().print(render_table(tallies, title))
+    total = sum(t.games for t in tallies)
+    typer.echo(f"{total} games in {elapsed:.1f} s ({total / max(elapsed, 1e-9):.1f} games/s)")
