@@ -77,13 +77,15 @@ def test_results_render_role_and_fact_names() -> None:
 
 
 def test_no_placeholder_is_left_unrendered() -> None:
-    params = {"seat": 1, "target": 2, "shown": 3, "to": 4, "voter": 5, "by": "Zoe",
-              "text": "hi", "role": "ORACLE", "result": "TRUSIS", "power": "vote",
-              "holders": ["PRIEST"], "kind": "day", "number": 1, "winner": "HUMAN",
-              "limit": 500, "do": "dance", "phases": 6, "seats": [1], "minimum": 5,
-              "maximum": 30, "players": 4, "roles": 6, "count": 2, "team": "TRUSIS"}
+    samples = {"seat": 1, "target": 2, "shown": 3, "to": 4, "voter": 5, "role": "ORACLE",
+               "result": "TRUSIS", "power": "vote", "holders": ["PRIEST"], "kind": "day",
+               "winner": "HUMAN", "seats": [1]}
     for lang in LANGUAGES:
-        for key in catalogue(lang):
+        for key, template in catalogue(lang).items():
+            params = {name: samples.get(name, 7) for name in fields(template)}
+            params.pop("power_on", None)  # derived from `power` by render
+            if "power_on" in fields(template):
+                params["power"] = "vote"
             text = render(key, params, lang)
             assert not re.search(r"\{[a-z_]+\}", text), (lang, key, text)
 

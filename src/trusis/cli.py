@@ -9,8 +9,10 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from trusis.bots.simulate_cli import simulate_command
 from trusis.errors import RecordError
 from trusis.game import replay
+from trusis.play.cli import play_command
 from trusis.record import Record, load_record
 from trusis.result import result_document, result_text
 from trusis.stats.cli import stats_command
@@ -76,6 +78,8 @@ def replay_command(
 
 
 app.command("stats")(stats_command)
+app.command("play")(play_command)
+app.command("simulate")(simulate_command)
 
 
 def main() -> None:

@@ -86,7 +86,7 @@ def apply(state: GameState, action: Action) -> list[Event]:
 
 def _check_seat(state: GameState, seat: int | None, key: str = "seat") -> int:
     if seat is None or not 1 <= seat <= state.n:
-        raise IllegalAction("no_such_seat", seat=seat)
+        raise IllegalAction("no_such_seat", number=seat)
     return seat
 
 
@@ -126,7 +126,7 @@ def _check_target(state: GameState, seat: int, power: str, target: int,
                   key: str = "target") -> None:
     """R14: alive and not oneself — except `protect` (self allowed) and `revive` (dead)."""
     if not 1 <= target <= state.n:
-        raise IllegalAction("no_such_seat", seat=target)
+        raise IllegalAction("no_such_seat", number=target)
     if power == REVIVE:
         if state.alive[target]:
             raise IllegalAction("target_alive", target=target)
@@ -331,7 +331,7 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
         state.emit(out, "said", {"seat": seat, "text": text})
         return
     if not 1 <= to <= state.n:
-        raise IllegalAction("no_such_seat", seat=to)
+        raise IllegalAction("no_such_seat", number=to)
     if to == seat:
         raise IllegalAction("whisper_self")
     if state.left[to]:

@@ -155,13 +155,18 @@ class GameState:
             if isinstance(value, set):
                 value = sorted(value)
             elif isinstance(value, dict):
-                value = {str(k): list(v) if isinstance(v, tuple) else v for k, v in value.items()}
+                value = {
+                    str(k): list(v) if isinstance(v, tuple) else copy.deepcopy(v)
+                    for k, v in value.items()
+                }
             elif name == "known":
                 value = [{str(k): v for k, v in d.items()} for d in value]
             elif name == "chat":
                 value = [list(c) for c in value]
             elif isinstance(value, tuple):
                 value = list(value)
+            elif isinstance(value, list):
+                value = copy.deepcopy(value)  # a snapshot, not the live lists
             data[name] = value
         return data
 

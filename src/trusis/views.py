@@ -111,7 +111,14 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> di
     data = dict(public)
     data["seat"] = seat
     data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
-    data["votes"] = {str(k): v for k, v in visible_votes(state, seat).items()}
+    votes = visible_votes(state, seat)
+    data["votes"] = {str(k): v for k, v in votes.items()}
+    # The tally of the votes this seat may see, made here so no client counts (UX.md);
+    # invisible votes (an Illusionist's real vote, extra votes) are never in it.
+    counts: dict[str, int] = {}
+    for target in votes.values():
+        counts[str(target)] = counts.get(str(target), 0) + 1
+    data["vote_counts"] = counts
     data["chat"] = readable_chat(state, seat)
     if seat is None:
         data["known"] = (

@@ -1,0 +1,88 @@
+"""The settings of one game of `trusis play`: table, seat, names, set, bots, language.
+
+Everything left unsaid is drawn from the seed, so `--seed` alone replays the
+same table: the seat, the bots' names and the deal.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from trusis.errors import SetupError
+from trusis.roles import MAX_PLAYERS, MIN_PLAYERS
+from trusis.setup import check_custom_set, check_player_count, deal_roles
+
+BOT_NAMES = (
+    "Ada", "Basil", "Clara", "Dario", "Elsa", "Felix", "Greta", "Hugo", "Iris", "Jonas",
+    "Kira", "Leo", "Mila", "Nico", "Olga", "Pablo", "Quinn", "Rosa", "Sami", "Tess",
+    "Ugo", "Vera", "Wim", "Xenia", "Yann", "Zoe", "Amir", "Bea", "Cyril", "Dina",
+    "Emil", "Flora", "Gil", "Hana", "Ines", "Joel", "Luca", "Maya", "Noor", "Otto",
+)
+
+
+class OptionError(ValueError):
+    """A bad command-line option: `option` names it, the message says why."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"{option}: {message}")
+        self.option = option
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """One game's settings, already checked."""
+
+    players: int = 8
+    seat: int = 1
+    seed: int = 0
+    custom: dict[str, int] | None = None
+    bots: str = "heuristic"
+    lang: str = "en"
+    name: str = ""
+    record: Path | None = None
+    delay: float = 0.0
+    color: bool = True
+
+    def names(self) -> list[str]:
+        """Every seat's name: the person's, and pleasant distinct names for the bots."""
+        return table_names(self.players, self.seat, self.name, self.seed)
+
+
+def check_set(players: int, seed: int, custom: dict[str, int] | None, lang: str) -> None:
+    """R3–R6 for the chosen set at this table, the reason in the player's language."""
+    try:
+        if custom is not None:
+            check_custom_set(players, custom)
+        deal_roles(players, seed, custom)
+    except SetupError as err:
+        raise OptionError("--set", err.message(lang)) from None
+
+
+def check_players(players: int) -> None:
+    try:
+        check_player_count(players)
+    except SetupError as err:
+        raise OptionError("--players", f"{err} ({MIN_PLAYERS} to {MAX_PLAYERS})") from None
+
+
+def new_seed() -> int:
+    """A fresh seed, shown to the player so the game can be played again."""
+    return secrets.randbelow(2**31)
+
+
+def draw_seat(players: int, seed: int) -> int:
+    """The person's seat when none is asked for: drawn from the seed."""
+    return random.Random(f"trusis-play-seat:{seed}").randint(1, players)
+
+
+def table_names(players: int, seat: int, name: str, seed: int) -> list[str]:
+    """The person at `seat`, the bots elsewhere, every name distinct (ignoring case)."""
+    pool = [n for n in BOT_NAMES if n.lower() != name.lower()]
+    random.Random(f"trusis-play-names:{seed}").shuffle(pool)
+    names: list[str] = []
+    for s in range(1, players + 1):
+        names.append(name if s == seat else pool.pop())
+    return names
