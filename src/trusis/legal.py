@@ -38,6 +38,7 @@ class LegalAction:
     withdraw: bool = False
 
     def to_dict(self) -> dict[str, object]:
+        """The client form: `{"do", "targets", "shown"?, "withdraw"?}`."""
         data: dict[str, object] = {"do": self.do}
         if self.do not in (PASS, LEAVE):
             data["targets"] = list(self.targets)

@@ -38,9 +38,11 @@ class GameState:
         "known", "results", "chat", "day_deaths", "digger_target",
         # Derived from the fields above, kept for speed, never serialised.
         "living", "present", "running", "composition", "others", "recipients", "memo",
+        "chat_lines",
     )
     DERIVED = frozenset(
-        {"living", "present", "running", "composition", "others", "recipients", "memo"}
+        {"living", "present", "running", "composition", "others", "recipients", "memo",
+         "chat_lines"}
     )
 
     def __init__(self, names: list[str], roles: list[str], seed: int = 0,
@@ -93,10 +95,13 @@ class GameState:
         self.others: dict[int, tuple[int, ...]] = {}
         self.recipients: dict[int, tuple[int, ...]] = {}
         self.memo: dict[Any, Any] = {}
+        # Chat as client lines (sender, recipient or 0, line), built once per message.
+        self.chat_lines: list[tuple[int, int, dict[str, Any]]] = []
         self.derive()
 
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
+        self.chat_lines = []
         counts = Counter(self.roles[1:])  # public (RECORD.md), in the order of R2's list
         self.composition = {r: counts[r] for r in COMPOSITION_ORDER if counts[r]}
         self.running = self.status == RUNNING

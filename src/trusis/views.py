@@ -60,18 +60,20 @@ def own_choices(state: GameState, seat: int) -> dict[str, Any]:
 
 
 def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
-    """R50: public messages, and private ones this seat sent or received."""
-    lines = []
-    for _seq, kind, number, sender, to, text in state.chat:
-        if to and seat not in (sender, to):
-            continue
+    """R50: public messages, and private ones this seat sent or received.
+
+    Each message becomes a client line once (kept in `state.chat_lines`) and is
+    shared by every view that may show it: treat the lines as read-only.
+    """
+    lines = state.chat_lines
+    for _seq, kind, number, sender, to, text in state.chat[len(lines):]:
         line: dict[str, Any] = {
             "phase": {"kind": kind, "number": number}, "from": sender, "text": text,
         }
         if to:
             line["to"] = to
-        lines.append(line)
-    return lines
+        lines.append((sender, to, line))
+    return [line for sender, to, line in lines if not to or seat == sender or seat == to]
 
 
 def _public_part(state: GameState) -> dict[str, Any]:
@@ -83,7 +85,7 @@ def _public_part(state: GameState) -> dict[str, Any]:
     bots = state.bots
     names = state.names
     running = state.running
-    return {
+    public: dict[str, Any] = {
         "format": VIEW_FORMAT,
         "status": state.status,
         "phase": {"kind": state.kind, "number": state.number},
@@ -103,7 +105,23 @@ def _public_part(state: GameState) -> dict[str, Any]:
             for h in state.history
         ],
         "quiet_phases": state.quiet,
+        # Day votes are public (R20): one map and one tally for every seat.
+        "votes": {},
+        "vote_counts": {},
     }
+    if state.kind == DAY:
+        public["votes"], public["vote_counts"] = _tallied(visible_votes(state, None))
+    return public
+
+
+def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """Votes as client data, with the tally of those votes made here so no client
+    counts (UX.md); invisible votes (an Illusionist's real vote, extra votes) are
+    never among them."""
+    counts: dict[str, int] = {}
+    for target in votes.values():
+        counts[str(target)] = counts.get(str(target), 0) + 1
+    return {str(k): v for k, v in votes.items()}, counts
 
 
 def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
@@ -111,14 +129,8 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> di
     data = dict(public)
     data["seat"] = seat
     data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
-    votes = visible_votes(state, seat)
-    data["votes"] = {str(k): v for k, v in votes.items()}
-    # The tally of the votes this seat may see, made here so no client counts (UX.md);
-    # invisible votes (an Illusionist's real vote, extra votes) are never in it.
-    counts: dict[str, int] = {}
-    for target in votes.values():
-        counts[str(target)] = counts.get(str(target), 0) + 1
-    data["vote_counts"] = counts
+    if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
+        data["votes"], data["vote_counts"] = _tallied(visible_votes(state, seat))  # R24
     data["chat"] = readable_chat(state, seat)
     if seat is None:
         data["known"] = (
@@ -137,8 +149,15 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> di
 
 
 def view(state: GameState, seat: int | None) -> dict[str, Any]:
-    """Everything `seat` may know now; `None` gives the public (spectator) view."""
-    return _seat_part(state, seat, _public_part(state))
+    """Everything `seat` may know now; `None` gives the public (spectator) view.
+
+    The public part is reused while no event has happened (bots ask for a view
+    every turn), so treat views as read-only: serialise them, don't edit them.
+    """
+    cached = state.memo.get("public view")
+    if cached is None or cached[0] != state.seq:
+        cached = state.memo["public view"] = (state.seq, _public_part(state))
+    return _seat_part(state, seat, cached[1])
 
 
 def all_views(state: GameState) -> dict[int, dict[str, Any]]:
