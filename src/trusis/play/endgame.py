@@ -19,6 +19,9 @@ from trusis.record import Record
 from trusis.roles import ROLES
 
 STATS_COLUMNS = 8
+"""At most this many players side by side in one statistics table."""
+LABEL_WIDTH = 28  # the statistic's name, with the table's borders
+COLUMN_WIDTH = 11  # one player's column: "Flora (7)" and its borders
 """Players per statistics table, so that a 30-seat table stays readable."""
 
 
@@ -57,8 +60,9 @@ def roles_table(view: View, t: Texts) -> Table:
     return table
 
 
-def stats_tables(record: Record, t: Texts) -> list[Table]:
-    """The end-of-game statistics of `record`, in the player's language."""
+def stats_tables(record: Record, t: Texts, width: int = 120) -> list[Table]:
+    """The end-of-game statistics of `record`, in the player's language, with as many
+    players side by side as a terminal `width` columns wide shows without wrapping."""
     from trusis.stats import score  # the stats package loads and checks its declaration
 
     stats = score(record)
@@ -69,8 +73,9 @@ def stats_tables(record: Record, t: Texts) -> list[Table]:
         game.add_row(row.label, row.text)
     tables = [game]
     seats = list(stats.players)
-    for start in range(0, len(seats), STATS_COLUMNS):
-        chunk = seats[start:start + STATS_COLUMNS]
+    per_table = max(2, min(STATS_COLUMNS, (width - LABEL_WIDTH) // COLUMN_WIDTH))
+    for start in range(0, len(seats), per_table):
+        chunk = seats[start:start + per_table]
         players = Table(title=t("stats_players"), header_style="bold")
         players.add_column(t("col_statistic"))
         for seat in chunk:
@@ -91,7 +96,7 @@ def show_end(console: Console, view: View, t: Texts, journal: Journal, record: R
     console.print(roles_table(view, t))
     console.print(vote_grid(journal, view, t))
     try:
-        for table in stats_tables(record, t):
+        for table in stats_tables(record, t, console.width):
             console.print(table)
     except Exception as err:  # statistics must never cost the player the end screen
         console.print(Text(t("stats_failed", error=str(err)), style="dim"))
