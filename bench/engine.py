@@ -14,7 +14,7 @@ import random
 import time
 
 from trusis import Action, apply, legal_actions, new_game
-from trusis.actions import LEAVE, PASS, SAY
+from trusis.actions import PASS
 from trusis.roles import ILLUSION
 from trusis.state import GameState
 from trusis.views import all_views
@@ -23,27 +23,23 @@ NAMES = [f"P{i}" for i in range(1, 31)]
 
 
 def random_choice(state: GameState, seat: int, rng: random.Random) -> Action:
-    """One uniformly chosen concrete action (pass included; chat and leaving excluded)."""
-    legal = legal_actions(state, seat)
-    total = 0
-    for la in legal:
-        do = la.do
-        total += 1 if do == PASS else 0 if do in (SAY, LEAVE) else len(la.targets)
-    pick = int(rng.random() * total)
-    for la in legal:
-        do = la.do
-        if do == PASS:
-            if pick == 0:
-                return Action(PASS, seat)
-            pick -= 1
-        elif do not in (SAY, LEAVE):
-            targets = la.targets
-            if pick < len(targets):
-                if do == ILLUSION:
-                    shown = la.shown[int(rng.random() * len(la.shown))]
-                    return Action(ILLUSION, seat, targets[pick], shown)
-                return Action(do, seat, targets[pick])
-            pick -= len(targets)
+    """One uniformly chosen concrete action (pass included; chat and leaving excluded).
+
+    Relies on the documented order of `legal_actions`: powers, then pass, leave, say.
+    """
+    powers = legal_actions(state, seat)[:-3]
+    pick = int(rng.random() * (1 + sum([len(la.targets) for la in powers])))
+    if pick == 0:
+        return Action(PASS, seat)
+    pick -= 1
+    for la in powers:
+        targets = la.targets
+        if pick < len(targets):
+            if la.do == ILLUSION:
+                shown = la.shown[int(rng.random() * len(la.shown))]
+                return Action(ILLUSION, seat, targets[pick], shown)
+            return Action(la.do, seat, targets[pick])
+        pick -= len(targets)
     raise AssertionError("no legal action")
 
 

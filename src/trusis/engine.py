@@ -148,11 +148,15 @@ _CHOICES: dict[str, str] = {
 
 def _vote(state: GameState, action: Action, out: list[Event]) -> None:
     seat = _check_actor(state, action.seat)
-    _check_power(state, seat, VOTE)
+    day = state.kind == DAY
+    if not day and state.roles[seat] != TRUSIS:
+        _check_power(state, seat, VOTE)  # R20, R24: everyone by day, the TRUSIS by night
     target = action.target
-    if target is not None:
-        _check_target(state, seat, VOTE, target)
-    if state.kind == DAY:
+    if target is not None and not (
+        0 < target <= state.n and state.alive[target] and target != seat
+    ):
+        _check_target(state, seat, VOTE, target)  # raises with the precise reason
+    if day:
         had = state.votes.pop(seat, None) or state.illusions.pop(seat, None)
         if target is None:
             if had is not None:

@@ -56,6 +56,9 @@ _LEAVE = LegalAction(LEAVE)
 def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
     """Every action `seat` may take now: powers and pass (R11–R29), leave, say.
 
+    In this order: the role's powers in the order of its role entry, then `pass`,
+    `leave` and `say` (each only when allowed), so callers may rely on it.
+
     The LegalAction objects are shared between calls until someone dies,
     revives, leaves or is replaced: treat them as read-only.
     """
