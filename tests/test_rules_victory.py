@@ -225,3 +225,24 @@ def test_R31_R35_random_games_agree_with_the_rules(seed: int) -> None:
     winners = [] if state.winner == "DRAW" else [
         s for s in range(1, players + 1) if team_of(state.roles[s]) == state.winner]
     assert state.winners == winners
+
+
+def test_D15_knights_reviving_each_other_end_in_a_draw_at_the_phase_limit() -> None:
+    """R34 cannot end it (every phase has a death and a revival); D15 does, after 100 phases."""
+    from trusis import Action, apply, new_game
+    from trusis.victory import PHASE_LIMIT
+
+    deal = ["HUMAN", "HUMAN", "TRUSIS", "WHITE_KNIGHT", "BLACK_KNIGHT", "HUMAN", "HUMAN", "HUMAN"]
+    state = new_game([f"P{i}" for i in range(1, 9)], deal=deal)
+    for voter in (1, 2, 3, 4, 6, 7, 8):
+        apply(state, Action("vote", voter, 5))
+    apply(state, Action("timeout"))
+    assert not state.alive[5]
+    events = []
+    while state.running:
+        knight = 4 if state.alive[4] else 5
+        apply(state, Action("revive", knight, 9 - knight))
+        events = apply(state, Action("timeout"))
+    assert len(state.history) == PHASE_LIMIT
+    assert state.winner == "DRAW" and state.winners == []
+    assert [e.code for e in events][-2:] == ["phase_limit", "game_over"]

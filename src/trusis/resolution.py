@@ -19,7 +19,7 @@ from trusis.roles import (
     TRUSIS,
 )
 from trusis.state import FINISHED, GameState
-from trusis.victory import DRAW, STALEMATE_PHASES, winner_of, winning_seats
+from trusis.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES, winner_of, winning_seats
 
 
 def single_most(counts: dict[int, int]) -> int:
@@ -155,6 +155,10 @@ def _resolve(state: GameState, out: list[Event]) -> None:
     if winner is None and state.quiet >= STALEMATE_PHASES:
         winner = DRAW
         state.emit(out, "stalemate", {"phases": state.quiet})
+    elif winner is None and len(state.history) >= PHASE_LIMIT:
+        # D15: R34 cannot end two Knights reviving each other for ever.
+        winner = DRAW
+        state.emit(out, "phase_limit", {"phases": len(state.history)})
     if winner is not None:
         finish(state, out, winner)
         return

@@ -12,6 +12,7 @@ from trusis.roles import CASTAWAY, TEAM_CASTAWAY, TEAM_HUMAN, TEAM_OF, TEAM_TRUS
 
 DRAW = "DRAW"
 STALEMATE_PHASES = 6  # R34
+PHASE_LIMIT = 100  # D15: a game that reaches the end of Night 50 without a winner is a draw
 
 
 def winner_of(roles: Sequence[str], alive: Sequence[bool]) -> str | None:
