@@ -8,7 +8,7 @@ every listed action is accepted and every other one is refused.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from trusis.actions import LEAVE, PASS, SAY, Action
 from trusis.roles import (
@@ -37,16 +37,23 @@ class LegalAction:
     shown: tuple[int, ...] = ()
     withdraw: bool = False
 
+    client: dict[str, object] | None = field(default=None, compare=False, repr=False)
+
     def to_dict(self) -> dict[str, object]:
-        """The client form: `{"do", "targets", "shown"?, "withdraw"?}`."""
-        data: dict[str, object] = {"do": self.do}
-        if self.do not in (PASS, LEAVE):
-            data["targets"] = list(self.targets)
-        if self.do == ILLUSION:
-            data["shown"] = list(self.shown)
-        if self.withdraw:
-            data["withdraw"] = True
-        return data
+        """The client form: `{"do", "targets", "shown"?, "withdraw"?}`.
+
+        Made once per LegalAction and shared, like the object itself: read-only.
+        """
+        if self.client is None:
+            data: dict[str, object] = {"do": self.do}
+            if self.do not in (PASS, LEAVE):
+                data["targets"] = list(self.targets)
+            if self.do == ILLUSION:
+                data["shown"] = list(self.shown)
+            if self.withdraw:
+                data["withdraw"] = True
+            self.client = data
+        return self.client
 
 
 _PASS = LegalAction(PASS)  # shared: legal actions are read-only

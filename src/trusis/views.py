@@ -141,9 +141,14 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> di
     role = state.roles[seat]
     data["role"] = role
     data["team"] = ROLES[role].team
-    data["known"] = {str(s): f for s, f in sorted(state.known[seat].items())}
+    known = state.memo.get(("known", seat))
+    if known is None:  # rebuilt only after the seat learns something (resolution.learn)
+        known = state.memo[("known", seat)] = {
+            str(s): f for s, f in sorted(state.known[seat].items())
+        }
+    data["known"] = known
     data["choices"] = own_choices(state, seat)
-    data["results"] = [dict(r) for r in state.results[seat]]
+    data["results"] = list(state.results[seat])
     data["legal"] = [legal.to_dict() for legal in legal_actions(state, seat)]
     return data
 
