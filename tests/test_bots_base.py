@@ -149,6 +149,32 @@ def test_driver_stops_when_only_people_are_left_to_act() -> None:
     assert driver.refused == []
 
 
+def test_react_never_passes_a_bot_and_settle_waits_for_the_people() -> None:
+    game = Game(NAMES, seed=0)
+    driver = BotDriver(game, {s: create_bot("heuristic", s, 0) for s in range(2, 11)})
+    for _ in range(4):
+        assert driver.react(rounds=1) is False
+    state = game.state
+    assert not any(state.passed[s] for s in range(1, 11))  # waiting bots were not passed
+    assert driver.people_done() is False
+    assert driver.settle() is False and state.kind == "day"  # seat 1 is still deciding
+    driver.feed(game.play(Action("pass", 1)))
+    assert driver.people_done() is True
+    assert driver.settle() is True and state.kind == "night"
+    assert driver.refused == []
+
+
+def test_react_stops_early_once_a_round_changes_nothing() -> None:
+    class Waiter(Bot):
+        def act(self) -> Action | None:
+            return None
+
+    game = Game(NAMES, seed=0)
+    driver = BotDriver(game, {s: Waiter(s) for s in range(2, 11)})
+    driver.react(rounds=50)
+    assert driver.actions == 0 and game.state.kind == "day"
+
+
 @pytest.mark.parametrize("kind", ["random", "heuristic"])
 def test_same_seed_same_game(kind: str) -> None:
     def play(seed: int) -> dict[str, Any]:

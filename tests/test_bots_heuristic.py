@@ -8,7 +8,9 @@ from collections import Counter
 
 import pytest
 
-from trusis.bots import chat
+from trusis import Game
+from trusis.bots import BotDriver, beliefs, chat, create_bot
+from trusis.bots.heuristic import HeuristicBot
 from trusis.bots.simulate import game_seed, play_one
 from trusis.game import replay
 from trusis.record import load_record
@@ -126,3 +128,61 @@ def test_trusis_converge_on_one_kill_and_spare_each_other() -> None:
                         against_fellow += roles[target] == "TRUSIS"
     assert nights and unanimous / nights >= 0.95
     assert trusis_day_votes and against_fellow / trusis_day_votes <= 0.02
+
+
+# The reported tables where every bot used to join the first bot's vote before the person
+# at `seat` had typed anything: (players, seed, seat).
+FIRST_ACCUSATIONS = [(7, 4, 1), (11, 1, 3), (6, 9, 4), (14, 8, 3)]
+
+
+@pytest.mark.parametrize(("players", "seed", "seat"), FIRST_ACCUSATIONS)
+def test_day_one_without_evidence_is_no_stampede(players: int, seed: int, seat: int) -> None:
+    game = Game([f"P{i}" for i in range(1, players + 1)], seed)
+    bots = {s: create_bot("heuristic", s, seed) for s in range(1, players + 1) if s != seat}
+    driver = BotDriver(game, bots)
+    driver.react(rounds=1)
+    votes = list(game.state.votes.values())
+    assert len(votes) < len(bots) / 2 + 1  # most bots wait before voting on a hunch
+    assert max(Counter(votes).values(), default=0) <= 3
+
+
+def test_human_bots_rarely_vote_out_a_sweeper_that_published_a_result() -> None:
+    human_votes = against_sweeper = 0
+    for players in (7, 10, 14):
+        for i in range(15):
+            result = play_one(players, game_seed(5, players, i), None, HEURISTIC,
+                              keep_record=True)
+            assert result.record is not None
+            played = replay(load_record(json.dumps(result.record)))
+            roles = played.state.roles
+            claimed: set[int] = set()
+            for event in played.events:
+                if event.code == "said" and "swept" in event.params["text"]:
+                    claimed.add(event.params["seat"])
+                elif event.code == "tally":
+                    for voter, target in event.params["votes"].items():
+                        if roles[int(voter)] in ("HUMAN", "SWEEPER", "PRIEST", "GRAVEKEEPER"):
+                            human_votes += 1
+                            against_sweeper += target in claimed and roles[target] == "SWEEPER"
+    assert human_votes and against_sweeper / human_votes <= 0.03
+
+
+def test_cached_beliefs_play_exactly_like_beliefs_rebuilt_every_turn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def records() -> list[object]:
+        return [play_one(players, game_seed(9, players, i), None, HEURISTIC,
+                         keep_record=True).record for players in (8, 17, 30) for i in range(2)]
+
+    cached = records()
+    recompute = beliefs.Beliefs._recompute
+
+    def from_scratch(self: beliefs.Beliefs) -> None:
+        self._dirty = self._facts_dirty = self._claims_dirty = True
+        self._past.forget()
+        self.memo.clear()
+        recompute(self)
+
+    monkeypatch.setattr(beliefs.Beliefs, "_recompute", from_scratch)
+    monkeypatch.setattr(beliefs.Beliefs, "refresh", from_scratch)
+    monkeypatch.setattr(HeuristicBot, "act", HeuristicBot._decide)  # no shortcut for waits
+    assert records() == cached

@@ -11,6 +11,12 @@ bot cannot hang or corrupt a game: an action the engine refuses is logged and
 the seat passes, and a seat that keeps acting is passed after `max_actions`
 actions in one phase. The driver never uses the timer (`timeout`), so every
 game it plays is a record of ordinary seat actions.
+
+At a mixed table (people and bots, e.g. `trusis play` or a server) the caller
+uses `react` after each person's action — bot rounds that never pass anyone,
+so bots can still answer a vote the person is about to change — and `settle`
+once it may be over: it finishes the phase only when every seat that is not a
+bot has passed.
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ class BotDriver:
     actions: int = 0
     _log: list[Event] = field(default_factory=list)
     _cursor: dict[int, int] = field(default_factory=dict)
+    _acted: dict[int, int] = field(default_factory=dict)
+    _acted_phase: tuple[str, int] = ("", 0)
 
     def feed(self, events: Iterable[Event]) -> None:
         """Events that happened outside the driver, to pass on to the bots that may see them."""
@@ -122,6 +130,7 @@ class BotDriver:
         phase = (state.kind, state.number)
         seats = sorted(self.bots)
         counts = dict.fromkeys(seats, 0)
+        first = True
         while True:
             waiting = []
             changed = False
@@ -141,6 +150,10 @@ class BotDriver:
                     return True
             if not waiting:
                 return False
+            if not changed and first:  # a first round of waits: let them see that
+                first = False
+                continue
+            first = False
             if not changed:  # the table settled: everyone still waiting passes
                 for seat in waiting:
                     if state.alive[seat] and not state.passed[seat] and not state.left[seat]:
@@ -148,6 +161,52 @@ class BotDriver:
                         if not state.running or (state.kind, state.number) != phase:
                             return True
                 return False
+
+    def _open(self, seat: int) -> bool:
+        state = self.game.state
+        return bool(state.running and state.alive[seat] and not state.passed[seat]
+                    and not state.left[seat])
+
+    def react(self, rounds: int = 1) -> bool:
+        """Up to `rounds` bot rounds in which waiting bots are *not* passed.
+
+        For mixed tables: call it after each action of a person, so that bots answer
+        while that person may still change their mind. Stops early when a round brings
+        no action; a bot that has made `max_actions` actions this phase only waits.
+        Returns True when the phase (or the game) ended.
+        """
+        state = self.game.state
+        phase = (state.kind, state.number)
+        if phase != self._acted_phase:
+            self._acted_phase = phase
+            self._acted = {}
+        for _ in range(rounds):
+            changed = False
+            for seat in sorted(self.bots):
+                if not self._open(seat) or self._acted.get(seat, 0) >= self.max_actions:
+                    continue
+                if self._turn(seat, self.bots[seat]):
+                    self._acted[seat] = self._acted.get(seat, 0) + 1
+                    changed = True
+                if not state.running or (state.kind, state.number) != phase:
+                    return True
+            if not changed:
+                break
+        return False
+
+    def people_done(self) -> bool:
+        """Whether every alive seat without a bot has passed or left (R11, R52)."""
+        return not any(self._open(s) for s in range(1, self.game.state.n + 1)
+                       if s not in self.bots)
+
+    def settle(self) -> bool:
+        """Finish the phase with `run_phase` once every non-bot seat has passed or left;
+        until then do nothing. Returns True when the phase (or the game) ended."""
+        if not self.game.state.running:
+            return True
+        if not self.people_done():
+            return False
+        return self.run_phase()
 
     def run_game(self, max_phases: int = 1000) -> None:
         """Run phases until the game ends; stops early if the bots alone cannot end a phase."""

@@ -36,6 +36,8 @@ from trusis.roles import (
 CHATTINESS = 0.12  # chance of a casual remark (suspicion, greeting) at the start of a day
 MAX_DAY_TURNS = 6  # turns after which a bot that has voted stops changing its vote
 MAX_WHISPERS = 3  # whispers per phase, so that talk never crowds out play
+FIRST_VOTE = 0.35  # chance that a bot without evidence votes on its first day turn; twice
+# that on the second, and always from the third: a hunch waits, but not forever
 
 
 class HeuristicBot(Bot):
@@ -49,6 +51,9 @@ class HeuristicBot(Bot):
         self._phase: tuple[str, int] = ("", 0)
         self._jitter: dict[int, float] = {}
         self._turn = 0
+        self._quiet = False  # no vote moved since this bot's last turn
+        self._news = True  # events arrived with this turn's view
+        self._waited = False  # the last turn returned None
         self._whispers = 0
         self._announced: set[tuple[str, int]] = set()
         self._told: set[tuple[int, int, str]] = set()  # (to, about, kind) whispers sent
@@ -64,12 +69,25 @@ class HeuristicBot(Bot):
             # Small per-phase noise: breaks ties differently from phase to phase and bot
             # to bot, without ever outweighing real evidence.
             self._jitter = {p["seat"]: self.rng.random() * 0.05 for p in view["players"]}
+            self.beliefs.memo.clear()  # scores carry the jitter
         self._turn += 1
+        self._news = bool(events)
+        self._quiet = self._turn > 1 and not any(
+            e["code"] in _VOTE_EVENTS and e["params"].get("voter") != self.seat for e in events)
 
     # -- the turn -----------------------------------------------------------
 
     def act(self) -> Action | None:
         """Talk if there is news to share, else set the role's vote or power (or wait)."""
+        if self._waited and not self._news and self._turn > 3:
+            # Nothing happened since it last chose to wait, and from the third turn on no
+            # chance is drawn (nor was last turn): the same inputs give the same answer.
+            return None
+        action = self._decide()
+        self._waited = action is None
+        return action
+
+    def _decide(self) -> Action | None:
         if not self.view.get("legal"):
             return None
         if self._phase[0] == "day":
@@ -112,9 +130,19 @@ class HeuristicBot(Bot):
         if mine and self._turn > MAX_DAY_TURNS:
             return None  # keep the vote: the table has had its chance to settle
         target = tactics.day_target(b, seats, votes, self._jitter, bonus, mine)
+        if not mine and not self._ready(target):
+            return None
         if role == ILLUSIONIST:
             return self._illusion(seats, votes, target)
         return self._set("vote", target)
+
+    def _ready(self, target: int) -> bool:
+        """Whether to cast a first vote now. Evidence votes at once; a hunch waits a while,
+        so a table without evidence does not stampede onto the first accusation — but
+        votes before the table settles (when nobody moved since its last turn)."""
+        if tactics.convinced(self.beliefs, target) or self._quiet:
+            return True
+        return self._turn >= 3 or self.rng.random() < FIRST_VOTE * self._turn
 
     def _illusion(self, seats: list[int], votes: dict[int, int], target: int) -> Action | None:
         """Show a vote that looks Human (the crowd's choice, or a seat Humans suspect);
@@ -271,6 +299,8 @@ class HeuristicBot(Bot):
             return self._say(kind, name, role, to=seat)
         return None
 
+
+_VOTE_EVENTS = frozenset({"vote_cast", "vote_withdrawn"})
 
 _ANNOUNCE: dict[tuple[str, str], str] = {
     ("sweep_result", TRUSIS): chat.SWEEP_TRUSIS,

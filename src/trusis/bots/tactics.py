@@ -33,6 +33,10 @@ ROLE_THREAT: Mapping[str, float] = {
     CASTAWAY: 1.5,
 }
 CLAIMER_THREAT = 2.5
+JOIN_MIN = 2  # a lone first vote is an accusation, not a lead worth joining without evidence
+JOIN_SHARE = 5  # ... and at big tables a lead needs a fifth of the living behind it
+CONVINCED_RATIO = 1.6  # a Human is convinced when p_trusis is this many times the prior
+CONVINCED_THREAT = 2.0  # the Trusis team is convinced by a real threat (a claimer, a role)
 
 
 def best(scores: Mapping[int, float]) -> int:
@@ -42,12 +46,16 @@ def best(scores: Mapping[int, float]) -> int:
 
 def leader(votes: Mapping[int, int]) -> tuple[int, int]:
     """The seat with strictly the most visible votes and its count, or (0, top count)."""
-    if not votes:
-        return 0, 0
-    counts = Counter(votes.values()).most_common(2)
-    if len(counts) > 1 and counts[0][1] == counts[1][1]:
-        return 0, counts[0][1]
-    return counts[0]
+    counts: dict[int, int] = {}
+    for target in votes.values():
+        counts[target] = counts.get(target, 0) + 1
+    lead, top, tied = 0, 0, False
+    for target, count in counts.items():
+        if count > top:
+            lead, top, tied = target, count, False
+        elif count == top:
+            tied = True
+    return (0, top) if tied else (lead, top)
 
 
 def is_ally(b: Beliefs, seat: int) -> bool:
@@ -65,11 +73,22 @@ def is_ally(b: Beliefs, seat: int) -> bool:
 
 
 def human_scores(b: Beliefs, seats: Iterable[int], jitter: Mapping[int, float]) -> dict[int, float]:
-    """Human team: how much voting `seat` out helps (a likely TRUSIS, or a Castaway)."""
-    return {
-        s: b.p_trusis(s) + 0.8 * b.castaway(s) + jitter.get(s, 0.0)
-        for s in seats if s != b.seat and b.team_of(s) != TEAM_HUMAN
-    }
+    """Human team: how much voting `seat` out helps (a likely TRUSIS, or a Castaway).
+
+    Kept in `b.memo` until the beliefs move (the bot empties it when its jitter changes):
+    most turns of a day see no new evidence, so this is the one computation they reuse."""
+    b.refresh()
+    seats = tuple(seats)
+    key = ("human", seats)
+    cached = b.memo.get(key)
+    if cached is None:
+        p, castaway, teams, _voted = b.tables()
+        cached = {
+            s: p.get(s, 0.0) + 0.8 * castaway.get(s, 0.0) + jitter.get(s, 0.0)
+            for s in seats if s != b.seat and teams.get(s) != TEAM_HUMAN
+        }
+        b.memo[key] = cached
+    return dict(cached)
 
 
 def threat(b: Beliefs, seat: int) -> float:
@@ -88,8 +107,62 @@ def threat(b: Beliefs, seat: int) -> float:
 
 def trusis_scores(b: Beliefs, seats: Iterable[int],
                   jitter: Mapping[int, float]) -> dict[int, float]:
-    """Trusis team: the value of removing each non-ally seat."""
-    return {s: threat(b, s) + jitter.get(s, 0.0) for s in seats if not is_ally(b, s)}
+    """Trusis team: the value of removing each non-ally seat (memoised like `human_scores`)."""
+    b.refresh()
+    seats = tuple(seats)
+    key = ("trusis", seats)
+    cached = b.memo.get(key)
+    if cached is None:
+        p, castaway, teams, voted = b.tables()
+        known, tips, claimers, allies = b.known, b.tips, b.claimers, b.allies
+        trusis, side = b.role == TRUSIS, b.team
+        cached = {}
+        for s in seats:  # `is_ally` and `threat`, inlined: this loop runs on every new vote
+            team = teams.get(s)
+            ps = p.get(s, 0.0)
+            if s == b.seat or (side == TEAM_HUMAN and team == TEAM_HUMAN) or (
+                    side == TEAM_TRUSIS and (team == TEAM_TRUSIS if team is not None
+                                             else s in allies or ps >= 0.6)):
+                continue
+            value = 1.0 - ps
+            fact = known.get(s) or tips.get(s)
+            if fact is not None:
+                value += ROLE_THREAT.get(fact, 0.0)
+            if s in claimers and ps < 0.5:
+                value += CLAIMER_THREAT
+            value += 1.5 * castaway.get(s, 0.0)
+            if trusis:
+                value += 0.4 * voted.get(s, 0)
+            cached[s] = value + jitter.get(s, 0.0)
+        b.memo[key] = cached
+    return dict(cached)
+
+
+def convinced(b: Beliefs, seat: int) -> bool:
+    """Whether this bot holds real evidence against `seat` (a fact, a claim, telling votes),
+    not a hunch: only then does it vote at once, or follow a lone first accuser."""
+    if not seat:
+        return False
+    if b.team == TEAM_HUMAN:
+        if b.certain_trusis(seat) or b.castaway(seat) > 0:
+            return True
+        p = b.p_trusis(seat)
+        return p >= CONVINCED_RATIO * b.prior and p >= b.prior + 0.1
+    if b.team == TEAM_TRUSIS:
+        return threat(b, seat) >= CONVINCED_THREAT
+    return False
+
+
+def join_min(b: Beliefs) -> int:
+    """Visible votes a lead needs before a bot without evidence of its own joins it."""
+    return max(JOIN_MIN, -(-len(b.alive) // JOIN_SHARE))
+
+
+def _plausible(b: Beliefs, seat: int) -> bool:
+    """A Human does not join a vote on a seat it believes clearer than average."""
+    if b.team != TEAM_HUMAN:
+        return True
+    return b.p_trusis(seat) >= 0.75 * b.prior or b.castaway(seat) > 0
 
 
 def day_target(b: Beliefs, seats: list[int], votes: Mapping[int, int],
@@ -113,7 +186,7 @@ def day_target(b: Beliefs, seats: list[int], votes: Mapping[int, int],
 
 def _day_choice(b: Beliefs, seats: list[int], votes: Mapping[int, int],
                 jitter: Mapping[int, float], bonus: Mapping[int, float] | None) -> int:
-    lead, _count = leader({v: t for v, t in votes.items() if t in seats})
+    lead, count = leader({v: t for v, t in votes.items() if t in seats})
     if b.team == TEAM_TRUSIS:
         scores = trusis_scores(b, seats, jitter)
         margin = 1.0
@@ -127,7 +200,8 @@ def _day_choice(b: Beliefs, seats: list[int], votes: Mapping[int, int],
         if seat in scores:
             scores[seat] += extra
     top = best(scores)
-    if lead and lead in scores and scores[lead] >= scores[top] - margin:
+    if lead and lead in scores and scores[lead] >= scores[top] - margin and \
+            (count >= join_min(b) or convinced(b, lead)) and _plausible(b, lead):
         return lead
     if lead and lead not in scores and b.team == TEAM_TRUSIS:
         # An ally leads: put the weight on the most voted non-ally instead.

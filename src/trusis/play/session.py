@@ -3,9 +3,10 @@
 The loop owns no I/O of its own: lines come from a `Terminal` and everything
 goes out through a Rich `Console`, so tests script whole games. The screen
 shows only `view(state, seat)` and the events the engine addressed to this
-seat. Bots answer after each of the person's commands (`TableDriver.react`)
-and settle the phase once the person has passed; a dead person watches,
-chat still open, until the game ends.
+seat. Bots answer after each of the person's commands (`BotDriver.react`, a
+round at a time, so their votes come in gradually) and settle the phase once
+the person has passed (`BotDriver.settle`); a dead person watches, chat still
+open, until the game ends.
 """
 
 from __future__ import annotations
@@ -36,14 +37,14 @@ from trusis.play.screen import (
     vote_grid,
 )
 from trusis.play.screen import choices as choices_line
-from trusis.play.table import TableDriver, TableGame, seat_bots
+from trusis.play.table import ROUNDS_PER_COMMAND, TableDriver, TableGame, seat_bots
 from trusis.play.terminal import Terminal
 from trusis.play.text import Texts, capital
 from trusis.roles import ILLUSION, VOTE
 from trusis.views import view
 
 MAX_VOTE_LINES = 10  # vote changes listed one by one in the news; more are summed up
-MAX_SETTLE = 5  # run_phase calls before a stuck phase is ended by the timer (never expected)
+MAX_SETTLE = 5  # settle calls before a stuck phase is ended by the timer (never expected)
 
 
 @dataclass
@@ -137,7 +138,7 @@ class Session:
 
     def prompt_turn(self) -> None:
         """Bots answer, the screen updates, the person types one command."""
-        self.driver.react()
+        self.driver.react(ROUNDS_PER_COMMAND)
         self.flush()
         if not self.active():
             return
@@ -179,7 +180,7 @@ class Session:
         state = self.game.state
         phase = (state.kind, state.number)
         for _ in range(MAX_SETTLE):
-            self.driver.run_phase()
+            self.driver.settle()
             if not state.running or (state.kind, state.number) != phase or self.active():
                 break
         else:
