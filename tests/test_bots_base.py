@@ -98,7 +98,7 @@ def test_refused_action_is_logged_and_the_seat_passes(caplog: pytest.LogCaptureF
     game = Game(NAMES, seed=0)
     bots: dict[int, Bot] = {s: RandomBot(s) for s in range(1, 11)}
     bots[1] = Cheater(1)
-    with caplog.at_level(logging.WARNING, logger="trusis.bots"):
+    with caplog.at_level(logging.DEBUG, logger="trusis.bots"):
         driver = run_phase(game, bots)
     assert driver.refused and driver.refused[0].seat == 1
     assert "refused" in caplog.text

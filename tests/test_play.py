@@ -276,3 +276,22 @@ def test_play_strings_exist_in_every_language_with_the_same_placeholders() -> No
         path = Path(__file__).parent.parent / "src" / "trusis" / "locales" / f"{lang}.json"
         text = path.read_text("utf-8")
         assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_R12_bots_do_not_pass_at_night_before_the_person() -> None:
+    """R12: waiting reveals no roles. Bots that passed as soon as they were done would
+    leave exactly the seats with night powers (the TRUSIS above all) still deciding."""
+    import re
+    import subprocess
+    import sys
+
+    for seed in (3, 7, 11):
+        done = subprocess.run(
+            [sys.executable, "-m", "trusis", "play", "--seed", str(seed), "--seat", "1",
+             "--players", "8", "--delay", "0", "--no-color"],
+            input="pass\ntable\ntable\ntable\n" + "pass\n" * 40,
+            capture_output=True, text=True, check=False, timeout=120,
+        )
+        nights = re.findall(r"Night 1 · \d+/\d+ alive · passed (\d+)/\d+", done.stdout)
+        assert nights, done.stdout[-2000:]
+        assert set(nights) == {"0"}, (seed, nights)

@@ -24,3 +24,9 @@ __all__ = [
     "play_game",
     "run_phase",
 ]
+
+import logging as _logging
+
+# A library logs, the application decides where: without this, Python's last-resort
+# handler would print bot warnings on a player's terminal.
+_logging.getLogger("trusis.bots").addHandler(_logging.NullHandler())

@@ -69,6 +69,7 @@ class BotDriver:
     _cursor: dict[int, int] = field(default_factory=dict)
     _acted: dict[int, int] = field(default_factory=dict)
     _acted_phase: tuple[str, int] = ("", 0)
+    _ready: set[int] = field(default_factory=set)  # bots whose pass waits for settle()
 
     def feed(self, events: Iterable[Event]) -> None:
         """Events that happened outside the driver, to pass on to the bots that may see them."""
@@ -88,9 +89,10 @@ class BotDriver:
         self._log.extend(self.game.play(action))
         self.actions += 1
 
-    def _turn(self, seat: int, bot: Bot) -> bool:
+    def _turn(self, seat: int, bot: Bot, defer_pass: bool = False) -> bool:
         """One observe/act exchange with `bot`, and its action applied (or a pass).
 
+        With `defer_pass`, a pass is not played but remembered for `settle`.
         Returns True when the bot did something other than waiting or passing.
         """
         seen = view(self.game.state, seat)
@@ -101,6 +103,9 @@ class BotDriver:
         if action.seat is None:
             action = Action(action.do, seat, action.target, action.shown, action.text,
                             action.to, action.by)
+        if defer_pass and action.do == PASS and action.seat == seat:
+            self._ready.add(seat)
+            return False
         if action.seat != seat or action.do in _FORBIDDEN:
             self._refuse(seat, action, "a bot may only act for its own seat, and not "
                          "leave, replace or time out")
@@ -113,7 +118,9 @@ class BotDriver:
         return action.do != PASS
 
     def _refuse(self, seat: int, action: Action, reason: str) -> None:
-        log.warning("bot at seat %d: %s refused (%s); the seat passes", seat, action, reason)
+        # Debug level: the refused action names a power, i.e. the bot's role, and a
+        # library must not print it on a person's screen (the play command's stderr).
+        log.debug("bot at seat %d: %s refused (%s); the seat passes", seat, action, reason)
         self.refused.append(Refused(seat, action, reason))
         state = self.game.state
         if state.running and state.alive[seat] and not state.passed[seat] and not state.left[seat]:
@@ -168,11 +175,14 @@ class BotDriver:
                     and not state.left[seat])
 
     def react(self, rounds: int = 1) -> bool:
-        """Up to `rounds` bot rounds in which waiting bots are *not* passed.
+        """Up to `rounds` bot rounds in which no bot passes.
 
         For mixed tables: call it after each action of a person, so that bots answer
-        while that person may still change their mind. Stops early when a round brings
-        no action; a bot that has made `max_actions` actions this phase only waits.
+        while that person may still change their mind. A bot that wants to pass is
+        held until `settle`: when bots passed as soon as they were done, the seats
+        still deciding at night would be the ones with powers — the TRUSIS above all —
+        and R12 asks that waiting reveal no roles. Stops early when a round brings no
+        action; a bot that has made `max_actions` actions this phase only waits.
         Returns True when the phase (or the game) ended.
         """
         state = self.game.state
@@ -180,12 +190,14 @@ class BotDriver:
         if phase != self._acted_phase:
             self._acted_phase = phase
             self._acted = {}
+            self._ready = set()
         for _ in range(rounds):
             changed = False
             for seat in sorted(self.bots):
-                if not self._open(seat) or self._acted.get(seat, 0) >= self.max_actions:
+                if (not self._open(seat) or seat in self._ready
+                        or self._acted.get(seat, 0) >= self.max_actions):
                     continue
-                if self._turn(seat, self.bots[seat]):
+                if self._turn(seat, self.bots[seat], defer_pass=True):
                     self._acted[seat] = self._acted.get(seat, 0) + 1
                     changed = True
                 if not state.running or (state.kind, state.number) != phase:
@@ -200,13 +212,24 @@ class BotDriver:
                        if s not in self.bots)
 
     def settle(self) -> bool:
-        """Finish the phase with `run_phase` once every non-bot seat has passed or left;
-        until then do nothing. Returns True when the phase (or the game) ended."""
-        if not self.game.state.running:
+        """Once every non-bot seat has passed or left, let the bots finish their choices
+        and pass them all together in seat order, so that the order of passes tells
+        nothing (R12); until then do nothing. Returns True when the phase (or the game)
+        ended."""
+        state = self.game.state
+        if not state.running:
             return True
         if not self.people_done():
             return False
-        return self.run_phase()
+        phase = (state.kind, state.number)
+        if self.react(self.max_actions):
+            return True
+        for seat in sorted(self.bots):
+            if self._open(seat):
+                self._play(Action(PASS, seat))
+                if not state.running or (state.kind, state.number) != phase:
+                    return True
+        return not state.running or (state.kind, state.number) != phase
 
     def run_game(self, max_phases: int = 1000) -> None:
         """Run phases until the game ends; stops early if the bots alone cannot end a phase."""
