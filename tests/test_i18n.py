@@ -72,7 +72,7 @@ def test_refusals_render_with_names_in_each_language() -> None:
 
 def test_results_render_role_and_fact_names() -> None:
     text = render("event.foresee_result", {"target": 3, "role": "WISE_WOMAN"}, "it")
-    assert "Suocera" in text and "seat 3" in text
+    assert "Suocera" in text and "posto 3" in text
     assert "neither" in render("event.sweep_result", {"target": 2, "result": "NEITHER"})
     assert "Nuit 2" in render("event.phase_started", {"kind": "night", "number": 2}, "fr")
 

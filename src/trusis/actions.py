@@ -64,6 +64,8 @@ class Action:
         if not isinstance(data, dict):
             raise RecordError(where, "must be an object")
         do = data.get("do")
+        if do is None:
+            raise RecordError(f"{where}.do", "is missing")
         if not isinstance(do, str) or do not in DOS:
             raise RecordError(f"{where}.do", f"unknown action {do!r}")
 

@@ -324,7 +324,9 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
     seat = _check_seat(state, action.seat)
     if state.left[seat]:
         raise IllegalAction("actor_left", seat=seat)
-    text = (action.text or "").strip()
+    # D9: line breaks, tabs and control characters become single spaces, so that a
+    # message can never pass for a system announcement on its own line.
+    text = " ".join("".join(c if c.isprintable() else " " for c in action.text or "").split())
     if not text:
         raise IllegalAction("empty_message")
     if len(text) > MAX_MESSAGE:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.i18n import SeatNamer, render, seat_label
+from trusis.i18n import SeatNamer, render
 
 
 class TrusisError(ValueError):
@@ -22,7 +22,7 @@ class TrusisError(ValueError):
         self.params = params
         super().__init__(self.message())
 
-    def message(self, lang: str = "en", name: SeatNamer = seat_label) -> str:
+    def message(self, lang: str = "en", name: SeatNamer | None = None) -> str:
         """The reason as a player reads it, in `lang`, naming seats with `name`."""
         return render(f"{self.prefix}.{self.code}", self.params, lang, name)
 

@@ -43,10 +43,17 @@ def render(
     code: str,
     params: Mapping[str, Any],
     lang: str = "en",
-    name: SeatNamer = seat_label,
+    name: SeatNamer | None = None,
 ) -> str:
-    """Render message `code` with `params`, naming seats with `name`."""
+    """Render message `code` (e.g. "refusal.actor_dead") with `params`, naming seats
+    with `name` — by default "seat 5" in the message's language."""
     cat = catalogue(lang)
+    if name is None:
+        label = cat.get("seat.label", "seat {number}")
+
+        def name(seat: int) -> str:
+            return label.format(number=seat)
+
     template = cat.get(code) or catalogue("en").get(code, code)
     values: dict[str, Any] = {}
     for key, value in params.items():
@@ -65,6 +72,8 @@ def render(
             values[key] = cat.get(f"fact.{value}", value)
         elif key == "winner":
             values[key] = cat.get(f"winner.{value}", value)
+        elif key == "team":
+            values[key] = cat.get(f"team.{value}", value)
         else:
             values[key] = value
     try:

@@ -8,6 +8,7 @@ raises `RecordError` naming the field; rule refusals are not malformations.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,12 +87,14 @@ def parse_record(data: Any) -> Record:
     actions = [
         Action.from_dict(a, len(players), f"actions[{i}]") for i, a in enumerate(raw_actions)
     ]
+    # `t` is this project's own addition, so a value that is not a finite number of
+    # seconds is ignored rather than making the record malformed (RECORD.md allows
+    # added fields and lists what is malformed).
     times: list[float | None] = []
-    for i, raw in enumerate(raw_actions):
+    for raw in raw_actions:
         t = raw.get("t")
-        if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
-            raise RecordError(f"actions[{i}].t", "must be a number of seconds")
-        times.append(None if t is None else float(t))
+        ok = isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t)
+        times.append(float(t) if ok else None)
     known = {"format", "players", "seed", "set", "deal", "actions"}
     extra = {k: v for k, v in data.items() if k not in known}
     return Record(list(players), seed, custom, deal, actions, extra, times)
@@ -138,7 +141,8 @@ def load_record(text: str) -> Record:
     """Parse record text (JSON); raise `RecordError` if it is not a well-formed record."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise RecordError("record", f"not valid JSON ({err.msg} at line {err.lineno})"
-                          if isinstance(err, json.JSONDecodeError) else "not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise RecordError("record", f"not valid JSON ({err.msg} at line {err.lineno})") from None
+    except RecursionError:
+        raise RecordError("record", "not valid JSON (nested too deeply)") from None
     return parse_record(data)

@@ -158,7 +158,13 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
 
     The public part is reused while no event has happened (bots ask for a view
     every turn), so treat views as read-only: serialise them, don't edit them.
+    Raises ValueError for a seat that is not at the table: a wrong number must
+    never reach another seat's lists (a negative index would).
     """
+    if seat is not None and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= state.n
+    ):
+        raise ValueError(f"there is no seat {seat!r} at this table (seats 1 to {state.n})")
     cached = state.memo.get("public view")
     if cached is None or cached[0] != state.seq:
         cached = state.memo["public view"] = (state.seq, _public_part(state))

@@ -17,6 +17,7 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from trusis.errors import RecordError
 from trusis.i18n import LANGUAGES
@@ -87,7 +88,7 @@ def _game_tables(stats: GameStats, lang: str) -> list[Table]:
     players.add_column(word("statistic", lang))
     seats = list(stats.players)
     for seat in seats:
-        players.add_column(f"{stats.names[seat - 1]} ({seat})", justify="right")
+        players.add_column(Text(f"{stats.names[seat - 1]} ({seat})"), justify="right")
     columns = [stats.players[s].rows(lang, limited=False) for s in seats]
     for i, row in enumerate(columns[0] if columns else []):
         players.add_row(row.label, *(col[i].text for col in columns))
@@ -109,8 +110,8 @@ def _win_table(title: str, first: str, history: Aggregate, lang: str,
             parts = h.by_team if split == "team" else h.by_role
             counts = [(history.label(split, k, lang), c) for k, c in sorted(parts.items())]
         for label, c in counts:
-            cells = [name] + ([label] if split is not None else [])
-            table.add_row(*cells, str(c.games), str(c.wins), c.rate_text())
+            cells = [Text(name)] + ([Text(label)] if split is not None else [])
+            table.add_row(*cells, Text(str(c.games)), Text(str(c.wins)), Text(c.rate_text()))
     return table
 
 
@@ -125,7 +126,7 @@ def _aggregate_tables(history: Aggregate, lang: str) -> list[Table]:
     means.add_column(word("statistic", lang))
     names = list(history.players)
     for name in names:
-        means.add_column(name, justify="right")
+        means.add_column(Text(name), justify="right")
     columns = [history.mean_rows(PLAYER, history.players[n].means, lang, limited=False)
                for n in names]
     for i, row in enumerate(columns[0] if columns else []):

@@ -12,11 +12,12 @@ power: a Human's `powers_used` shows "-", not 0 (R62).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from trusis.engine import apply, new_game
-from trusis.errors import IllegalAction, RecordError
+from trusis.errors import IllegalAction
 from trusis.events import Event
 from trusis.record import Record
 from trusis.roles import (
@@ -74,9 +75,9 @@ def score(record: Record, times: Sequence[float | None] | None = None,
     (by default the record's own `t` fields)."""
     if times is None:
         times = record.times
-    started = record.extra.get("started_at")
-    if started is not None and not _number(started):
-        raise RecordError("started_at", "must be a number of seconds")
+    raw: Any = record.extra.get("started_at")
+    # Like each action's `t`, an unusable clock is no clock rather than an error.
+    started = float(raw) if _number(raw) and math.isfinite(raw) else None
     fold = _Fold(record, decl or shipped_declaration(),
                  None if started is None else float(started))
     for index in range(len(record.actions)):
