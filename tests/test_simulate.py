@@ -87,3 +87,28 @@ def test_cli_errors(args: list[str], message: str) -> None:
     out = runner.invoke(app, ["simulate", "--games", "1", *args])
     assert out.exit_code == 2
     assert message in out.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "custom:TRUSIS=1,TRUSIS=2"], "TRUSIS is given twice"),
+        (["--bots", "HUMAN=random,HUMAN=heuristic"], "HUMAN is given twice"),
+        (["--plot", "/nonexistent/dir/balance.png"], "does not exist"),
+        (["--records", "/proc/no/such/place"], "--records"),
+    ],
+)
+def test_bad_options_fail_before_any_game(args: list[str], message: str) -> None:
+    """Output places and repeated keys are checked up front: nothing is lost after a sweep."""
+    result = runner.invoke(app, ["simulate", "--players", "5", "--games", "2", *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_draws_are_counted_by_how_they_came() -> None:
+    result = runner.invoke(app, ["simulate", "--players", "6", "--games", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.stdout)["results"][0]
+    assert set(row["endings"]) == {"team_win", "stalemate", "phase_limit", "no_survivors"}
+    assert sum(row["endings"].values()) == row["games"]
+    assert row["endings"]["team_win"] == row["games"] - row["wins"]["DRAW"]

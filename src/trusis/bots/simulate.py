@@ -22,6 +22,8 @@ from trusis.bots.driver import BotDriver
 from trusis.bots.registry import create_bot
 from trusis.game import Game
 from trusis.roles import TEAM_OF, TEAMS
+from trusis.state import GameState
+from trusis.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES
 
 OUTCOMES = (*TEAMS, "DRAW")
 NAMES = tuple(f"P{i}" for i in range(1, 31))
@@ -41,6 +43,7 @@ class GameResult:
     refused: int
     capped: int
     record: dict[str, Any] | None = None
+    ending: str = "team_win"  # or how a draw came: stalemate, phase_limit, no_survivors
 
 
 def game_seed(base: int, players: int, index: int) -> int:
@@ -62,8 +65,22 @@ def play_one(players: int, seed: int, custom: Mapping[str, int] | None,
     return GameResult(
         players, index, seed, winner, state.number, len(state.history), driver.actions,
         len(driver.refused), len(driver.capped),
-        game.record.to_dict() if keep_record else None,
+        game.record.to_dict() if keep_record else None, ending_of(state),
     )
+
+
+def ending_of(state: GameState) -> str:
+    """How a game ended: a team's win, or which rule made it a draw."""
+    if state.winner != DRAW:
+        return "team_win"
+    if state.quiet >= STALEMATE_PHASES:
+        return "stalemate"  # R34
+    if len(state.history) >= PHASE_LIMIT:
+        return "phase_limit"  # D15
+    return "no_survivors"  # R33: nobody alive
+
+
+ENDINGS = ("team_win", "stalemate", "phase_limit", "no_survivors")
 
 
 @dataclass
@@ -78,9 +95,11 @@ class Tally:
     actions: int = 0
     refused: int = 0
     capped: int = 0
+    endings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
 
     def add(self, result: GameResult) -> None:
         self.games += 1
+        self.endings[result.ending] += 1
         self.wins[result.winner] += 1
         self.days += result.days
         self.phases += result.phases
@@ -100,8 +119,7 @@ class Tally:
             "avg_days": round(self.days / games, 3),
             "avg_phases": round(self.phases / games, 3),
             "avg_actions": round(self.actions / games, 1),
-            "endings": {"team_win": self.games - self.wins["DRAW"],
-                        "stalemate_draw": self.wins["DRAW"]},
+            "endings": dict(self.endings),
             "refused_actions": self.refused,
             "capped_turns": self.capped,
         }

@@ -66,6 +66,8 @@ def parse_set(text: str) -> dict[str, int] | None:
         if role not in ROLES or role == "HUMAN":
             _fail(f"--set: unknown special role {role!r}; choose among "
                   f"{', '.join(r for r in ROLES if r != 'HUMAN')}")
+        if role in custom:
+            _fail(f"--set: {role} is given twice")
         try:
             custom[role] = int(count)
         except ValueError:
@@ -80,11 +82,15 @@ def parse_bots(text: str) -> dict[str, str]:
         mapping = dict.fromkeys(TEAMS, text)
     else:
         mapping = dict.fromkeys(TEAMS, "heuristic")
+        seen: set[str] = set()
         for part in text.split(","):
             team, _, kind = part.partition("=")
             team = team.strip().upper()
             if team not in TEAMS:
                 _fail(f"--bots: unknown team {team!r}; teams are {', '.join(TEAMS)}")
+            if team in seen:
+                _fail(f"--bots: {team} is given twice")
+            seen.add(team)
             mapping[team] = kind.strip()
     for kind in mapping.values():
         if kind not in kinds:
@@ -98,10 +104,26 @@ def _rate(t: Tally, outcome: str) -> str:
     return f"{doc['win_rate'][outcome] * 100:.1f} ({low * 100:.0f}–{high * 100:.0f})"
 
 
-def render_table(tallies: Sequence[Tally], title: str) -> Table:
-    """Win rates per team with Wilson 95% intervals, game length and endings."""
-    table = Table(title=title, caption="Draw: the game ended in a stalemate (R34); "
-                  "every other game ended with a team's win.")
+def favoured(t: Tally) -> str:
+    """The team whose 95% interval lies wholly above every other team's, or "—"."""
+    ci = t.as_dict()["ci95"]
+    for team in ("HUMAN", "TRUSIS", "CASTAWAY"):
+        others = [o for o in ("HUMAN", "TRUSIS", "CASTAWAY", "DRAW") if o != team]
+        if all(ci[team][0] > ci[o][1] for o in others):
+            return TEAM_LABELS[team]
+    return "—"
+
+
+def render_table(tallies: Sequence[Tally], title: str,
+                 castaways: Sequence[int] = ()) -> Table:
+    """Win rates per team with Wilson 95% intervals, game length and endings.
+
+    `castaways`: the player counts whose set deals a Castaway; elsewhere that
+    column shows "—" rather than a meaningless 0%.
+    """
+    table = Table(title=title, caption="Draw: no team won — six quiet phases (R34), the "
+                  "phase limit (D15), or nobody left alive (R33). Favours: the team whose "
+                  "95% interval lies above all others (— when the intervals overlap).")
     table.add_column("Players", justify="right")
     table.add_column("Games", justify="right")
     for outcome in ("HUMAN", "TRUSIS", "CASTAWAY"):
@@ -111,18 +133,17 @@ def render_table(tallies: Sequence[Tally], title: str) -> Table:
     table.add_column("Favours", justify="left")
     for t in tallies:
         doc = t.as_dict()
-        rates = {k: doc["win_rate"][k] for k in ("HUMAN", "TRUSIS", "CASTAWAY")}
-        favour = max(rates, key=lambda k: rates[k])
+        castaway = _rate(t, "CASTAWAY") if t.players in castaways else "—"
         table.add_row(
             str(t.players), str(t.games), _rate(t, "HUMAN"), _rate(t, "TRUSIS"),
-            _rate(t, "CASTAWAY"), f"{doc['win_rate']['DRAW'] * 100:.1f}",
-            f"{doc['avg_days']:.2f}", TEAM_LABELS[favour],
+            castaway, f"{doc['win_rate']['DRAW'] * 100:.1f}",
+            f"{doc['avg_days']:.2f}", favoured(t),
         )
     return table
 
 
-def draw_plot(tallies: Sequence[Tally], path: Path, title: str) -> None:
-    """Win rate per team (with 95% bands) against player count, as a PNG."""
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, or exit 2 saying how to install it."""
     try:
         import matplotlib
 
@@ -130,6 +151,12 @@ def draw_plot(tallies: Sequence[Tally], path: Path, title: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         _fail("--plot needs matplotlib: pip install 'trusis[plot]'")
+    return plt
+
+
+def draw_plot(tallies: Sequence[Tally], path: Path, title: str) -> None:
+    """Win rate per team (with 95% bands) against player count, as a PNG."""
+    plt = _pyplot()
     xs = [t.players for t in tallies]
     fig, ax = plt.subplots(figsize=(9, 5))
     for outcome, colour in (("HUMAN", "tab:blue"), ("TRUSIS", "tab:red"),
@@ -147,8 +174,12 @@ def draw_plot(tallies: Sequence[Tally], path: Path, title: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as err:
+        _fail(f"--plot: cannot write {path}: {err.strerror}")
+    finally:
+        plt.close(fig)
 
 
 def simulate_command(
@@ -178,8 +209,17 @@ def simulate_command(
             deal_roles(count, 0, custom)
         except SetupError as err:
             _fail(f"--set at {count} players: {err}")
+    # Output places are checked before hours of games, not after.
+    if plot is not None:
+        _pyplot()
+        if not plot.parent.is_dir():
+            _fail(f"--plot: the folder {plot.parent} does not exist")
     if records is not None:
-        records.mkdir(parents=True, exist_ok=True)
+        try:
+            records.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            _fail(f"--records: cannot use {records} as a folder: {err.strerror or err}")
+    castaways = [c for c in counts if "CASTAWAY" in deal_roles(c, 0, custom)]
     batches = plan(counts, games, seed, custom, mapping, lang, records is not None)
     console = Console(stderr=True)
     start = time.perf_counter()
@@ -202,6 +242,6 @@ def simulate_command(
         }
         typer.echo(json.dumps(doc, ensure_ascii=False))
         return
-    Console().print(render_table(tallies, title))
+    Console().print(render_table(tallies, title, castaways))
     total = sum(t.games for t in tallies)
-    typer.echo(f"{total} games in {elapsed:.1f} s ({total / max(elapsed, 1e-9):.1f} games/s)")
+    typer.echo(f"{total} games in {elapsed:.2f} s ({total / max(elapsed, 1e-9):.1f} games/s)")
