@@ -295,3 +295,17 @@ def test_R12_bots_do_not_pass_at_night_before_the_person() -> None:
         nights = re.findall(r"Night 1 · \d+/\d+ alive · passed (\d+)/\d+", done.stdout)
         assert nights, done.stdout[-2000:]
         assert set(nights) == {"0"}, (seed, nights)
+
+
+def test_R53_a_bot_takes_over_the_seat_of_a_person_who_quits(tmp_path: Path) -> None:
+    """Issue 4: bots take over players who leave — the seat keeps its role and acts again."""
+    record = tmp_path / "game.json"
+    subprocess.run(
+        [sys.executable, "-m", "trusis", "play", "--seed", "4", "--seat", "3", "--players", "9",
+         "--delay", "0", "--record", str(record)],
+        input="quit\n", capture_output=True, text=True, check=True, timeout=120,
+    )
+    actions = json.loads(record.read_text())["actions"]
+    first = actions.index({"seat": 3, "do": "leave"})
+    assert actions[first + 1] == {"seat": 3, "do": "replace", "by": "bot"}
+    assert any(a.get("seat") == 3 for a in actions[first + 2:])

@@ -206,6 +206,15 @@ class BotDriver:
                 break
         return False
 
+    def take_over(self, seat: int, bot: Bot) -> None:
+        """Seat `bot` in `seat` after its player left and the seat was replaced (R53).
+
+        The bot first observes everything that seat may see since the driver started,
+        so it keeps the seat's knowledge as R53 asks.
+        """
+        self.bots = {**self.bots, seat: bot}
+        self._cursor[seat] = 0
+
     def people_done(self) -> bool:
         """Whether every alive seat without a bot has passed or left (R11, R52)."""
         return not any(self._open(s) for s in range(1, self.game.state.n + 1)

@@ -20,7 +20,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from trusis.actions import LEAVE, PASS, SAY, TIMEOUT, Action
+from trusis.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
+from trusis.bots.registry import create_bot
 from trusis.errors import IllegalAction
 from trusis.play.commands import IRREVERSIBLE, POWERS, Command, CommandError, parse
 from trusis.play.endgame import show_end
@@ -341,6 +342,11 @@ class Session:
             return
         self.driver.play_for(Action(LEAVE, self.seat))
         self.left = True
+        # R53: a bot takes the seat over, keeping its role and knowledge, so the team
+        # does not lose a player; it acts from the next phase.
+        opts = self.options
+        self.driver.play_for(Action(REPLACE, self.seat, by="bot"))
+        self.driver.take_over(self.seat, create_bot(opts.bots, self.seat, opts.seed, opts.lang))
         self.console.print(Text(self.t("you_left"), style="bold"))
         self.driver.run_game()
 
