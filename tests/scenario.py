@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
 
-from trusis import Action, Event, GameState, IllegalAction, apply, new_game, view
+from trusis import (
+    Action,
+    Event,
+    GameState,
+    IllegalAction,
+    apply,
+    concrete_actions,
+    new_game,
+    view,
+)
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon",
          "Kim", "Lea", "Max", "Ned", "Oli", "Pam", "Quin", "Ray", "Sue", "Tom",
@@ -91,3 +101,22 @@ def known(state: GameState, seat: int) -> dict[str, Any]:
     """What `seat`'s own view says it knows (seat -> fact)."""
     result: dict[str, Any] = view(state, seat)["known"]
     return result
+
+
+def random_play(state: GameState, rng: random.Random, pass_chance: float,
+                limit: int = 3000) -> Iterator[Action]:
+    """Random legal play until the game ends: a random seat takes one of its concrete
+    actions (never `leave`), or passes instead with `pass_chance`; yields each action
+    once it is applied."""
+    for _ in range(limit):
+        if not state.running:
+            return
+        seat = rng.randint(1, state.n)
+        options = [a for a in concrete_actions(state, seat) if a.do != "leave"]
+        if not options:
+            continue
+        action = rng.choice(options)
+        if action.do != "pass" and rng.random() < pass_chance:
+            action = Action("pass", seat)
+        apply(state, action)
+        yield action

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from scenario import act, day_vote, known, night, pass_all, refuse, seen_by, table
+from scenario import act, day_vote, known, night, pass_all, random_play, refuse, seen_by, table
 from trusis import (
     Action,
     GameState,
@@ -178,15 +178,7 @@ def test_R40_random_games_reveal_only_what_the_rules_give(seed: int) -> None:
     trusis = {str(s): "TRUSIS" for s in range(1, players + 1) if roles[s] == "TRUSIS"}
     diggers = {str(s): "GRAVEDIGGER" for s in range(1, players + 1)
                if roles[s] == "GRAVEDIGGER"}
-    for _ in range(2000):
-        if not state.running:
-            break
-        seat = rng.randint(1, players)
-        options = [a for a in concrete_actions(state, seat) if a.do != "leave"]
-        if not options:
-            continue
-        action = rng.choice(options)
-        apply(state, Action("pass", seat) if rng.random() < 0.4 else action)
+    for action in random_play(state, rng, pass_chance=0.4, limit=2000):
         if not state.running or action.do == "pass":
             continue
         assert view(state, None)["known"] == {}

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from trusis import parse_record
-from trusis.errors import RecordError
 from trusis.stats import GameStats, score
 
 DASH = None  # an uninitialised statistic ("-")
