@@ -64,27 +64,11 @@ def stats_tables(record: Record, t: Texts, width: int = 120) -> list[Table]:
     """The end-of-game statistics of `record`, in the player's language, with as many
     players side by side as a terminal `width` columns wide shows without wrapping."""
     from trusis.stats import score  # the stats package loads and checks its declaration
+    from trusis.stats.cli import game_tables
 
-    stats = score(record)
-    game = Table(title=t("stats_game"), header_style="bold")
-    game.add_column(t("col_statistic"))
-    game.add_column(t("col_value"), justify="right")
-    for row in stats.table.rows(t.lang, limited=False):
-        game.add_row(row.label, row.text)
-    tables = [game]
-    seats = list(stats.players)
     per_table = max(2, min(STATS_COLUMNS, (width - LABEL_WIDTH) // COLUMN_WIDTH))
-    for start in range(0, len(seats), per_table):
-        chunk = seats[start:start + per_table]
-        players = Table(title=t("stats_players"), header_style="bold")
-        players.add_column(t("col_statistic"))
-        for seat in chunk:
-            players.add_column(Text(t.short(seat)), justify="right")
-        columns = [stats.players[s].rows(t.lang, limited=False) for s in chunk]
-        for i, row in enumerate(columns[0] if columns else []):
-            players.add_row(row.label, *(col[i].text for col in columns))
-        tables.append(players)
-    return tables
+    return game_tables(score(record), t.lang, (t("stats_game"), t("stats_players")),
+                       t.short, per_table)
 
 
 def show_end(console: Console, view: View, t: Texts, journal: Journal, record: Record) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -77,22 +78,35 @@ def _console(columns: int) -> Console:
     return Console(width=max(100, 28 + 18 * columns))
 
 
-def _game_tables(stats: GameStats, lang: str) -> list[Table]:
-    """The end screen: table statistics, then statistics × players (R62 order)."""
-    table = Table(title=word("game", lang))
+def game_tables(stats: GameStats, lang: str, titles: tuple[str, str] | None = None,
+                seat_header: Callable[[int], str] | None = None,
+                per_table: int | None = None) -> list[Table]:
+    """The end screen: table statistics, then statistics × players (R62 order).
+
+    Shared by `trusis stats` and the end of `trusis play`, which gives its own
+    titles and seat headers, and `per_table` players side by side to fit its terminal.
+    """
+    game_title, players_title = titles or (word("game", lang), word("players", lang))
+    header = seat_header or (lambda seat: f"{stats.names[seat - 1]} ({seat})")
+    table = Table(title=game_title, header_style="bold")
     table.add_column(word("statistic", lang))
     table.add_column(word("value", lang), justify="right")
     for row in stats.table.rows(lang, limited=False):
         table.add_row(row.label, row.text)
-    players = Table(title=word("players", lang))
-    players.add_column(word("statistic", lang))
+    tables = [table]
     seats = list(stats.players)
-    for seat in seats:
-        players.add_column(Text(f"{stats.names[seat - 1]} ({seat})"), justify="right")
-    columns = [stats.players[s].rows(lang, limited=False) for s in seats]
-    for i, row in enumerate(columns[0] if columns else []):
-        players.add_row(row.label, *(col[i].text for col in columns))
-    return [table, players]
+    step = per_table or max(1, len(seats))
+    for start in range(0, len(seats), step):
+        chunk = seats[start:start + step]
+        players = Table(title=players_title, header_style="bold")
+        players.add_column(word("statistic", lang))
+        for seat in chunk:
+            players.add_column(Text(header(seat)), justify="right")
+        columns = [stats.players[s].rows(lang, limited=False) for s in chunk]
+        for i, row in enumerate(columns[0] if columns else []):
+            players.add_row(row.label, *(col[i].text for col in columns))
+        tables.append(players)
+    return tables
 
 
 def _win_table(title: str, first: str, history: Aggregate, lang: str,
@@ -158,7 +172,7 @@ def stats_command(
             typer.echo(json.dumps(stats.as_json(lang), ensure_ascii=False))
             return
         console = _console(len(record.players))
-        for table in _game_tables(stats, lang):
+        for table in game_tables(stats, lang):
             console.print(table)
         if not stats.table.is_set("winning_team"):
             console.print(word("running", lang))
