@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
@@ -22,7 +21,7 @@ from rich.text import Text
 
 from trusis.errors import RecordError
 from trusis.i18n import LANGUAGES
-from trusis.record import Record, load_record
+from trusis.record import Record
 from trusis.stats.aggregate import Aggregate, aggregate
 from trusis.stats.declaration import PLAYER, Declaration, StatsDeclarationError
 from trusis.stats.declaration import shipped_declaration as _shipped
@@ -49,22 +48,13 @@ def _fail(message: str) -> NoReturn:
     fail(message)
 
 
-def _text(path: str) -> str:
-    """The record text from a path or `-`, with the errors of `trusis replay`."""
-    try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-        return raw.decode("utf-8")
-    except OSError as err:
-        _fail(f"record: cannot read {path}: {err.strerror}")
-    except UnicodeDecodeError:
-        _fail("record: not UTF-8 text")
-
-
 def score_path(path: str, decl: Declaration) -> tuple[Record, GameStats]:
-    """Read, check and score one record; a malformed one exits 2 naming the field."""
-    text = _text(path)
+    """Read, check and score one record; a malformed one exits 2 naming the field,
+    exactly as `trusis replay` does (it is the same reader)."""
+    from trusis.cli import read_record  # imported late: trusis.cli imports this module
+
+    record = read_record(path)
     try:
-        record = load_record(text)
         return record, score(record, None, decl)
     except RecordError as err:
         _fail(str(err))
