@@ -14,10 +14,10 @@ import random
 import time
 
 from trusis import Action, apply, legal_actions, new_game
-from trusis.actions import PASS
-from trusis.roles import ILLUSION
-from trusis.state import GameState
-from trusis.views import all_views
+from trusis.rules.actions import PASS
+from trusis.rules.roles import ILLUSION
+from trusis.rules.state import GameState
+from trusis.rules.views import all_views
 
 NAMES = [f"P{i}" for i in range(1, 31)]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from trusis.bots.simulate import plan, run
+from trusis.lab.simulate import plan, run
 
 TEAMS = ("HUMAN", "TRUSIS", "CASTAWAY")
 

@@ -40,7 +40,7 @@ from trusis import (
     legal_actions,
     new_game,
 )
-from trusis.roles import ROLE_IDS, SPECIAL_ROLE_IDS, STANDARD_LIST, TEAM_OF
+from trusis.rules.roles import ROLE_IDS, SPECIAL_ROLE_IDS, STANDARD_LIST, TEAM_OF
 
 POWERS: tuple[str, ...] = (
     "vote", "illusion", "protect", "extra_vote", "kamikaze", "revive", "sweep", "foresee",

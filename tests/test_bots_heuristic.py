@@ -11,10 +11,10 @@ import pytest
 from trusis import Game
 from trusis.bots import BotDriver, beliefs, chat, create_bot
 from trusis.bots.heuristic import HeuristicBot
-from trusis.bots.simulate import game_seed, play_one
-from trusis.game import replay
-from trusis.record import load_record
-from trusis.roles import ALL_POWERS
+from trusis.lab.simulate import game_seed, play_one
+from trusis.rules.roles import ALL_POWERS
+from trusis.table.game import replay
+from trusis.table.record import load_record
 
 HEURISTIC = dict.fromkeys(("HUMAN", "TRUSIS", "CASTAWAY"), "heuristic")
 RANDOM = dict.fromkeys(("HUMAN", "TRUSIS", "CASTAWAY"), "random")

@@ -7,9 +7,9 @@ import string
 
 import pytest
 
-from trusis.errors import IllegalAction
-from trusis.i18n import LANGUAGES, catalogue, render
-from trusis.roles import ROLE_TABLE
+from trusis.rules.errors import IllegalAction
+from trusis.rules.i18n import LANGUAGES, catalogue, render
+from trusis.rules.roles import ROLE_TABLE
 
 EVENT_CODES = [
     "choice_made", "choice_withdrawn", "died", "foresee_result", "game_over",

@@ -32,8 +32,8 @@ from randomgames import (
     walk,
 )
 from trusis import Action, Event, GameState, IllegalAction, apply, new_game, view
-from trusis.events import stream
-from trusis.roles import ROLE_IDS, TEAM_OF
+from trusis.rules.events import stream
+from trusis.rules.roles import ROLE_IDS, TEAM_OF
 
 FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 slow = pytest.mark.skipif(not os.environ.get("TRUSIS_SLOW"), reason="set TRUSIS_SLOW=1")

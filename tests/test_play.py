@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from trusis.errors import IllegalAction
-from trusis.game import replay
-from trusis.i18n import render
 from trusis.play import PlayOptions, ScriptedTerminal, Session
 from trusis.play.commands import Command, CommandError, parse
 from trusis.play.text import Texts, capital
-from trusis.record import load_record
-from trusis.roles import ROLES
-from trusis.setup import deal_roles
-from trusis.views import view
+from trusis.rules.errors import IllegalAction
+from trusis.rules.i18n import render
+from trusis.rules.roles import ROLES
+from trusis.rules.setup import deal_roles
+from trusis.rules.views import view
+from trusis.table.game import replay
+from trusis.table.record import load_record
 
 PASSES = ["pass"] * 200
 
@@ -260,7 +260,7 @@ def test_subprocess_refuses_bad_options() -> None:
 def test_play_strings_exist_in_every_language_with_the_same_placeholders() -> None:
     import string
 
-    from trusis.i18n import LANGUAGES, catalogue
+    from trusis.rules.i18n import LANGUAGES, catalogue
 
     def fields(template: str) -> set[str]:
         return {name for _, name, _, _ in string.Formatter().parse(template) if name}
@@ -273,7 +273,7 @@ def test_play_strings_exist_in_every_language_with_the_same_placeholders() -> No
         for key, template in english.items():
             assert fields(other[key]) == fields(template), (lang, key)
     for lang in LANGUAGES:
-        path = Path(__file__).parent.parent / "src" / "trusis" / "locales" / f"{lang}.json"
+        path = Path(__file__).parent.parent / "src/trusis/rules/locales" / f"{lang}.json"
         text = path.read_text("utf-8")
         assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
 

@@ -52,7 +52,7 @@ from trusis import (
     replay,
     view,
 )
-from trusis.roles import SPECIAL_ROLE_IDS, STANDARD_LIST
+from trusis.rules.roles import SPECIAL_ROLE_IDS, STANDARD_LIST
 
 FACTS = role_strings()
 FAST = settings(max_examples=40, deadline=None,

@@ -221,7 +221,7 @@ def test_R31_R35_random_games_agree_with_the_rules(seed: int) -> None:
 def test_D15_knights_reviving_each_other_end_in_a_draw_at_the_phase_limit() -> None:
     """R34 cannot end it (every phase has a death and a revival); D15 does, after 100 phases."""
     from trusis import new_game
-    from trusis.victory import PHASE_LIMIT
+    from trusis.rules.victory import PHASE_LIMIT
 
     deal = ["HUMAN", "HUMAN", "TRUSIS", "WHITE_KNIGHT", "BLACK_KNIGHT", "HUMAN", "HUMAN", "HUMAN"]
     state = new_game([f"P{i}" for i in range(1, 9)], deal=deal)

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from trusis.bots.simulate import plan, run, tally, wilson
-from trusis.cli import app
-from trusis.game import replay
-from trusis.record import load_record
+from trusis.cli.main import app
+from trusis.lab.simulate import plan, run, tally, wilson
+from trusis.table.game import replay
+from trusis.table.record import load_record
 
 BOTS = dict.fromkeys(("HUMAN", "TRUSIS", "CASTAWAY"), "heuristic")
 runner = CliRunner()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from trusis.roles import ROLE_TABLE
+from trusis.rules.roles import ROLE_TABLE
 from trusis.stats import StatsDeclarationError, load_declaration, parse_declaration
 from trusis.stats.declaration import shipped_declaration, shipped_text
 
@@ -200,7 +200,7 @@ def test_the_trusis_program_refuses_to_start_with_a_broken_declaration() -> None
         "import sys, trusis.stats.declaration as d\n"
         f"d.shipped_text = lambda: {json.dumps(json.dumps(data))}\n"
         "sys.argv = ['trusis', 'replay', 'examples/record-example.json']\n"
-        "from trusis.cli import main\n"
+        "from trusis.cli.main import main\n"
         "main()\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

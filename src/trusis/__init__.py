@@ -3,15 +3,15 @@
 The public API: `new_game`, `apply`, `legal_actions`, `view`, records and replay.
 """
 
-from trusis.actions import Action
-from trusis.engine import apply, new_game
-from trusis.errors import IllegalAction, RecordError, SetupError
-from trusis.events import Event
-from trusis.game import Game, replay
-from trusis.legal import LegalAction, concrete_actions, legal_actions
-from trusis.record import Record, load_record, parse_record
-from trusis.state import GameState
-from trusis.views import view
+from trusis.rules.actions import Action
+from trusis.rules.engine import apply, new_game
+from trusis.rules.errors import IllegalAction, RecordError, SetupError
+from trusis.rules.events import Event
+from trusis.rules.legal import LegalAction, concrete_actions, legal_actions
+from trusis.rules.state import GameState
+from trusis.rules.views import view
+from trusis.table.game import Game, replay
+from trusis.table.record import Record, load_record, parse_record
 
 __all__ = [
     "Action",

@@ -1,5 +1,5 @@
 """`python -m trusis` runs the `trusis` command."""
 
-from trusis.cli import main
+from trusis.cli.main import main
 
 main()

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Final
 
-from trusis.actions import PASS, SAY, Action
+from trusis.rules.actions import PASS, SAY, Action
 
 View = dict[str, Any]
 """What `trusis.view(state, seat)` returns: the seat's whole client snapshot."""

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from trusis.bots import chat
 from trusis.bots.base import EventData, View
 from trusis.bots.votes import PastVotes, vote_weight
-from trusis.roles import CASTAWAY, ROLE_IDS, TEAM_OF, TRUSIS
+from trusis.rules.roles import CASTAWAY, ROLE_IDS, TEAM_OF, TRUSIS
 
 # Weights of the evidence, in log-odds; tuned by playing heuristic bots against random ones.
 W_SWEEP_TRUSIS = 3.5

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from trusis.roles import ROLE_IDS, ROLES
+from trusis.rules.roles import ROLE_IDS, ROLES
 
 # Claim kinds that carry a fact about `{name}`; the bool says whether others may parse it.
 SWEEP_TRUSIS: Final = "sweep_trusis"

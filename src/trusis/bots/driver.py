@@ -25,12 +25,12 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from trusis.actions import LEAVE, PASS, REPLACE, TIMEOUT, Action
 from trusis.bots.base import Bot, View
-from trusis.errors import IllegalAction
-from trusis.events import Event
-from trusis.game import Game
-from trusis.views import view
+from trusis.rules.actions import LEAVE, PASS, REPLACE, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
+from trusis.rules.events import Event
+from trusis.rules.views import view
+from trusis.table.game import Game
 
 log = logging.getLogger("trusis.bots")
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from trusis.actions import Action
 from trusis.bots import chat, tactics
 from trusis.bots.base import Bot, EventData, View
 from trusis.bots.beliefs import Beliefs
-from trusis.roles import (
+from trusis.rules.actions import Action
+from trusis.rules.roles import (
     BLACK_KNIGHT,
     CASTAWAY,
     GRAVEDIGGER,

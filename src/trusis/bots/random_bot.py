@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from trusis.actions import Action
 from trusis.bots.base import Bot, concrete
+from trusis.rules.actions import Action
 
 
 class RandomBot(Bot):

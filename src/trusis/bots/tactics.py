@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from trusis.bots.beliefs import Beliefs
-from trusis.roles import (
+from trusis.rules.roles import (
     CASTAWAY,
     GRAVEKEEPER,
     PRIEST,

@@ -12,8 +12,7 @@ import typer
 from rich.console import Console
 
 from trusis.bots.registry import UnknownBot, available_kinds, bot_factory
-from trusis.bots.simulate_cli import parse_set
-from trusis.i18n import LANGUAGES, render
+from trusis.lab.cli import parse_set
 from trusis.play.options import (
     OptionError,
     PlayOptions,
@@ -24,6 +23,7 @@ from trusis.play.options import (
 )
 from trusis.play.session import Session
 from trusis.play.terminal import KeyboardTerminal
+from trusis.rules.i18n import LANGUAGES, render
 
 INTERACTIVE_DELAY = 1.5
 """Seconds between watched phases when a person is at the keyboard (0 otherwise)."""

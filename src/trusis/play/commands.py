@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from trusis.play.text import Texts
-from trusis.roles import EXTRA_VOTE, FORESEE, KAMIKAZE_STRIKE, PROTECT, REVIVE, SWEEP
+from trusis.rules.roles import EXTRA_VOTE, FORESEE, KAMIKAZE_STRIKE, PROTECT, REVIVE, SWEEP
 
 # Power commands: the word typed -> the engine's `do` (RULES.md §2).
 POWERS: Final[dict[str, str]] = {

@@ -15,8 +15,8 @@ from rich.text import Text
 from trusis.play.journal import Journal
 from trusis.play.screen import View, vote_grid
 from trusis.play.text import Texts
-from trusis.record import Record
-from trusis.roles import ROLES
+from trusis.rules.roles import ROLES
+from trusis.table.record import Record
 
 STATS_COLUMNS = 8
 """At most this many players side by side in one statistics table."""

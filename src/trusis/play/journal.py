@@ -14,10 +14,10 @@ from typing import Any
 
 from rich.text import Text
 
-from trusis.events import Event
 from trusis.play.table import TableGame
 from trusis.play.text import Texts, capital
-from trusis.roles import DAY
+from trusis.rules.events import Event
+from trusis.rules.roles import DAY
 
 # How each kind of line looks; colour is never the only mark (UX.md, "Accessibility").
 STYLE = {

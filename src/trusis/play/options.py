@@ -11,9 +11,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from trusis.errors import SetupError
-from trusis.roles import MAX_PLAYERS, MIN_PLAYERS
-from trusis.setup import check_custom_set, check_player_count, deal_roles
+from trusis.rules.errors import SetupError
+from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS
+from trusis.rules.setup import check_custom_set, check_player_count, deal_roles
 
 BOT_NAMES = (
     "Ada", "Basil", "Clara", "Dario", "Elsa", "Felix", "Greta", "Hugo", "Iris", "Jonas",

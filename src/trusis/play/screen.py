@@ -19,7 +19,7 @@ from rich.text import Text
 from trusis.play.commands import COMMAND_FOR
 from trusis.play.journal import Journal, result_fact
 from trusis.play.text import Texts
-from trusis.roles import DAY, ROLES
+from trusis.rules.roles import DAY, ROLES
 
 View = dict[str, Any]
 Notebook = dict[int, list[str]]

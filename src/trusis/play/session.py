@@ -20,9 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from trusis.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
 from trusis.bots.registry import create_bot
-from trusis.errors import IllegalAction
 from trusis.play.commands import IRREVERSIBLE, POWERS, Command, CommandError, parse
 from trusis.play.endgame import show_end
 from trusis.play.journal import Journal, Line
@@ -41,8 +39,10 @@ from trusis.play.screen import choices as choices_line
 from trusis.play.table import ROUNDS_PER_COMMAND, TableDriver, TableGame, seat_bots
 from trusis.play.terminal import Terminal
 from trusis.play.text import Texts, capital
-from trusis.roles import ILLUSION, VOTE
-from trusis.views import view
+from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
+from trusis.rules.roles import ILLUSION, VOTE
+from trusis.rules.views import view
 
 MAX_VOTE_LINES = 10  # vote changes listed one by one in the news; more are summed up
 MAX_SETTLE = 5  # settle calls before a stuck phase is ended by the timer (never expected)

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from trusis.actions import Action
 from trusis.bots.base import Bot
 from trusis.bots.driver import BotDriver
 from trusis.bots.registry import create_bot
-from trusis.events import Event
-from trusis.game import Game
+from trusis.rules.actions import Action
+from trusis.rules.events import Event
+from trusis.table.game import Game
 
 ROUNDS_PER_COMMAND = 1
 """Bot rounds after each of the person's commands: the table moves at the person's pace,

@@ -1,7 +1,7 @@
 """Everything the player reads, in the player's language.
 
 UI strings live in the shared catalogues (`src/trusis/locales/*.json`) under
-`play.*`; event and refusal codes are rendered by `trusis.i18n.render`, with
+`play.*`; event and refusal codes are rendered by `trusis.rules.i18n.render`, with
 seats named "seat 4 (Dee)" in the player's language. Role names come from the
 role table (RULES.md §2), never from English text.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trusis.errors import TrusisError
-from trusis.i18n import LANGUAGES, catalogue, render
-from trusis.roles import ROLES
+from trusis.rules.errors import TrusisError
+from trusis.rules.i18n import LANGUAGES, catalogue, render
+from trusis.rules.roles import ROLES
 
 
 class Texts:

@@ -19,15 +19,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from trusis.errors import RecordError
-from trusis.i18n import LANGUAGES
-from trusis.record import Record
+from trusis.cli.common import fail, read_record
+from trusis.rules.errors import RecordError
+from trusis.rules.i18n import LANGUAGES
 from trusis.stats.aggregate import Aggregate, aggregate
 from trusis.stats.declaration import PLAYER, Declaration, StatsDeclarationError
 from trusis.stats.declaration import shipped_declaration as _shipped
 from trusis.stats.display import word
 from trusis.stats.scoring import score
 from trusis.stats.sheet import GameStats
+from trusis.table.record import Record
 
 
 def _declaration_at_start() -> Declaration:
@@ -43,7 +44,6 @@ DECLARATION = _declaration_at_start()
 
 
 def _fail(message: str) -> NoReturn:
-    from trusis.cli import fail  # imported late: trusis.cli imports this module
 
     fail(message)
 
@@ -51,7 +51,6 @@ def _fail(message: str) -> NoReturn:
 def score_path(path: str, decl: Declaration) -> tuple[Record, GameStats]:
     """Read, check and score one record; a malformed one exits 2 naming the field,
     exactly as `trusis replay` does (it is the same reader)."""
-    from trusis.cli import read_record  # imported late: trusis.cli imports this module
 
     record = read_record(path)
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
-from trusis.i18n import LANGUAGES
+from trusis.rules.i18n import LANGUAGES
 
 TABLE: Final = "table"
 PLAYER: Final = "player"

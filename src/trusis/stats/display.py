@@ -10,7 +10,7 @@ import json
 from functools import cache
 from importlib import resources
 
-from trusis.i18n import LANGUAGES
+from trusis.rules.i18n import LANGUAGES
 from trusis.stats.declaration import Declaration, StatDef, Value
 
 UNSET = "-"  # R62: a statistic never initialised

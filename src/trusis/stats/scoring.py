@@ -16,11 +16,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from trusis.engine import apply, new_game
-from trusis.errors import IllegalAction
-from trusis.events import Event
-from trusis.record import Record
-from trusis.roles import (
+from trusis.rules.engine import apply, new_game
+from trusis.rules.errors import IllegalAction
+from trusis.rules.events import Event
+from trusis.rules.roles import (
     BLACK_KNIGHT,
     DAY,
     EXTRA_VOTE,
@@ -38,9 +37,10 @@ from trusis.roles import (
     TRUSIS,
     WHITE_KNIGHT,
 )
+from trusis.rules.victory import DRAW
 from trusis.stats.declaration import Declaration, shipped_declaration
 from trusis.stats.sheet import GameStats
-from trusis.victory import DRAW
+from trusis.table.record import Record
 
 # value_labels of stats.json: role 40 (the order of RULES.md §2), team 41, winning_team 12.
 ROLE_VALUE: dict[str, int] = {role: i + 1 for i, role in enumerate(ROLE_IDS)}

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from trusis.errors import RecordError
-from trusis.roles import ALL_POWERS
+from trusis.rules.errors import RecordError
+from trusis.rules.roles import ALL_POWERS
 
 PASS: Final = "pass"
 SAY: Final = "say"

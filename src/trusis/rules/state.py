@@ -12,8 +12,8 @@ import copy
 from collections import Counter
 from typing import Any
 
-from trusis.events import INTERNAL, PUBLIC, SEATS, Event
-from trusis.roles import DAY, STANDARD_LIST
+from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
+from trusis.rules.roles import DAY, STANDARD_LIST
 
 # Roles listed in the order they first appear in the standard list (R2), as RECORD.md does.
 COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
@@ -23,7 +23,7 @@ FINISHED = "finished"
 
 
 class GameState:
-    """A game in progress or finished. Change it only through `trusis.engine.apply`."""
+    """A game in progress or finished. Change it only through `trusis.rules.engine.apply`."""
 
     __slots__ = (
         # The table.

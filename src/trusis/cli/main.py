@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-from trusis.bots.simulate_cli import simulate_command
-from trusis.errors import RecordError
-from trusis.game import replay
+from trusis.cli.common import fail, read_record
+from trusis.lab.cli import simulate_command
 from trusis.play.cli import play_command
-from trusis.record import Record, load_record
-from trusis.result import result_document, result_text
 from trusis.stats.cli import stats_command
+from trusis.table.game import replay
+from trusis.table.result import result_document, result_text
 
 app = typer.Typer(
     help="Trusis, the social-deduction game: replay records, score games, simulate tables.",
@@ -28,29 +25,6 @@ app = typer.Typer(
 @app.callback()
 def _root() -> None:
     """Trusis, the social-deduction game: replay records, score games, simulate tables."""
-
-
-def fail(message: str) -> NoReturn:
-    """A one-line error on standard error, nothing on standard output, exit 2."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def read_record(path: str) -> Record:
-    """Load a record from a path or `-` (standard input), exiting 2 if malformed."""
-    try:
-        if path == "-":
-            text = sys.stdin.buffer.read().decode("utf-8")
-        else:
-            text = Path(path).read_bytes().decode("utf-8")
-    except OSError as err:
-        fail(f"record: cannot read {path}: {err.strerror}")
-    except UnicodeDecodeError:
-        fail("record: not UTF-8 text")
-    try:
-        return load_record(text)
-    except RecordError as err:
-        fail(str(err))
 
 
 @app.command("replay")

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from trusis.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
-from trusis.errors import IllegalAction
-from trusis.events import Event
-from trusis.resolution import end_phase, learn
-from trusis.roles import (
+from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
+from trusis.rules.events import Event
+from trusis.rules.resolution import end_phase, learn
+from trusis.rules.roles import (
     CASTAWAY,
     DAY,
     EXTRA_VOTE,
@@ -34,8 +34,8 @@ from trusis.roles import (
     TRUSIS,
     VOTE,
 )
-from trusis.setup import check_explicit_deal, deal_roles
-from trusis.state import GameState
+from trusis.rules.setup import check_explicit_deal, deal_roles
+from trusis.rules.state import GameState
 
 MAX_MESSAGE = 500  # characters in one chat message (decision, docs/rules.md)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from trusis.actions import LEAVE, PASS, SAY, Action
-from trusis.roles import (
+from trusis.rules.actions import LEAVE, PASS, SAY, Action
+from trusis.rules.roles import (
     FORESEE,
     ILLUSION,
     POWERS_BY_PHASE,
@@ -19,7 +19,7 @@ from trusis.roles import (
     REVIVE,
     SWEEP,
 )
-from trusis.state import GameState
+from trusis.rules.state import GameState
 
 
 @dataclass(slots=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.legal import legal_actions
-from trusis.roles import DAY, NIGHT, ROLES, TRUSIS
-from trusis.state import GameState
+from trusis.rules.legal import legal_actions
+from trusis.rules.roles import DAY, NIGHT, ROLES, TRUSIS
+from trusis.rules.state import GameState
 
 VIEW_FORMAT = "trusis-view/1"
 

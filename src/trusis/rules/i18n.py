@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from trusis.roles import ROLES
+from trusis.rules.roles import ROLES
 
 LANGUAGES = ("en", "fr", "it")
 
@@ -34,7 +34,7 @@ def catalogue(lang: str) -> Mapping[str, str]:
     """The message catalogue of one language (unknown languages fall back to English)."""
     if lang not in LANGUAGES:
         lang = "en"
-    text = resources.files("trusis.locales").joinpath(f"{lang}.json").read_text("utf-8")
+    text = resources.files("trusis.rules.locales").joinpath(f"{lang}.json").read_text("utf-8")
     data: dict[str, str] = json.loads(text)
     return data
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.game import Replay
-from trusis.i18n import seat_label
-from trusis.roles import ROLES
-from trusis.views import composition, view
+from trusis.rules.i18n import seat_label
+from trusis.rules.roles import ROLES
+from trusis.rules.views import composition, view
+from trusis.table.game import Replay
 
 RESULT_FORMAT = "trusis-result/1"
 

@@ -20,10 +20,10 @@ from typing import Any
 
 from trusis.bots.driver import BotDriver
 from trusis.bots.registry import create_bot
-from trusis.game import Game
-from trusis.roles import TEAM_OF, TEAMS
-from trusis.state import GameState
-from trusis.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES
+from trusis.rules.roles import TEAM_OF, TEAMS
+from trusis.rules.state import GameState
+from trusis.rules.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES
+from trusis.table.game import Game
 
 OUTCOMES = (*TEAMS, "DRAW")
 NAMES = tuple(f"P{i}" for i in range(1, 31))

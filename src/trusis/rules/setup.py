@@ -12,8 +12,8 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from trusis.errors import SetupError
-from trusis.roles import (
+from trusis.rules.errors import SetupError
+from trusis.rules.roles import (
     CASTAWAY,
     HUMAN,
     MAX_PLAYERS,

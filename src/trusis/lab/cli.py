@@ -1,6 +1,6 @@
 """`trusis simulate`: the balance lab's command line, tables and plot.
 
-It turns options into a plan of games (`trusis.bots.simulate`), runs them with
+It turns options into a plan of games (`trusis.lab.simulate`), runs them with
 a Rich progress bar on standard error, and reports win rates per team with
 Wilson 95% intervals, game length and how games ended — as a table, as JSON
 (`--json`), and as a plot of win rate against player count (`--plot`).
@@ -20,10 +20,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from trusis.bots.registry import available_kinds
-from trusis.bots.simulate import Tally, plan, run, tally
-from trusis.errors import SetupError
-from trusis.roles import MAX_PLAYERS, MIN_PLAYERS, ROLES, TEAMS
-from trusis.setup import deal_roles
+from trusis.lab.simulate import Tally, plan, run, tally
+from trusis.rules.errors import SetupError
+from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS, ROLES, TEAMS
+from trusis.rules.setup import deal_roles
 
 TEAM_LABELS = {"HUMAN": "Human", "TRUSIS": "Trusis", "CASTAWAY": "Castaway", "DRAW": "Draw"}
 

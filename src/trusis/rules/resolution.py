@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.events import Event
-from trusis.roles import (
+from trusis.rules.events import Event
+from trusis.rules.roles import (
     DAY,
     GRAVEDIGGER,
     GRAVEKEEPER,
@@ -18,8 +18,8 @@ from trusis.roles import (
     ROLE_IDS,
     TRUSIS,
 )
-from trusis.state import FINISHED, GameState
-from trusis.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES, winner_of, winning_seats
+from trusis.rules.state import FINISHED, GameState
+from trusis.rules.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES, winner_of, winning_seats
 
 
 def single_most(counts: dict[int, int]) -> int:

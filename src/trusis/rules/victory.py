@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from trusis.roles import CASTAWAY, TEAM_CASTAWAY, TEAM_HUMAN, TEAM_OF, TEAM_TRUSIS, TRUSIS
+from trusis.rules.roles import CASTAWAY, TEAM_CASTAWAY, TEAM_HUMAN, TEAM_OF, TEAM_TRUSIS, TRUSIS
 
 DRAW = "DRAW"
 STALEMATE_PHASES = 6  # R34

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from trusis.actions import Action
-from trusis.engine import apply, new_game
-from trusis.errors import IllegalAction
-from trusis.events import Event
-from trusis.record import Record
-from trusis.state import GameState
+from trusis.rules.actions import Action
+from trusis.rules.engine import apply, new_game
+from trusis.rules.errors import IllegalAction
+from trusis.rules.events import Event
+from trusis.rules.state import GameState
+from trusis.table.record import Record
 
 
 class Game:

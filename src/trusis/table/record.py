@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from trusis.actions import Action
-from trusis.errors import RecordError, SetupError
-from trusis.roles import HUMAN, MAX_PLAYERS, MIN_PLAYERS, ROLES
-from trusis.setup import check_custom_set, check_explicit_deal, check_player_count, deal_roles
+from trusis.rules.actions import Action
+from trusis.rules.errors import RecordError, SetupError
+from trusis.rules.roles import HUMAN, MAX_PLAYERS, MIN_PLAYERS, ROLES
+from trusis.rules.setup import check_custom_set, check_explicit_deal, check_player_count, deal_roles
 
 RECORD_FORMAT = "trusis-record/1"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.i18n import SeatNamer, render
+from trusis.rules.i18n import SeatNamer, render
 
 
 class TrusisError(ValueError):

@@ -1,0 +1,1 @@
+"""The balance lab: many bot games per table size, and the win rates they give."""
