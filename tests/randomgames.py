@@ -46,7 +46,7 @@ POWERS: tuple[str, ...] = (
     "vote", "illusion", "protect", "extra_vote", "kamikaze", "revive", "sweep", "foresee",
 )
 GAME_DOS: tuple[str, ...] = (*POWERS, "pass")
-# Powers each role has in each phase, written from RULES.md §2 (not read from the engine).
+# Powers each role has in each phase, written from docs/rules.md §2 (not read from the engine).
 DAY_POWERS: dict[str, tuple[str, ...]] = {
     "ILLUSIONIST": ("vote", "illusion"),
     "WHITE_KNIGHT": ("vote", "revive"),
@@ -314,7 +314,7 @@ class Policy:
         self.rng.shuffle(makers)
         for maker in makers:
             step = maker(self, state)
-            if step is not None:  # illegal by RULES.md, whatever the engine lists
+            if step is not None:  # illegal by docs/rules.md, whatever the engine lists
                 return step
         return Step(Action("say", 1, text="   "), "illegal", "D9 empty message")
 
@@ -630,7 +630,7 @@ def single_most(counts: dict[int, int]) -> int:
 
 
 def expected_resolution(before: dict[str, Any], action: Action) -> tuple[set[int], set[int], int]:
-    """R21–R30 written from RULES.md: the deaths, revivals and vote victim of the phase
+    """R21–R30 written from docs/rules.md: the deaths, revivals and vote victim of the phase
     that `action` ends, from the choices standing in `before` (a `to_dict()`).
 
     Returns (died, revived, the day's vote victim or 0)."""

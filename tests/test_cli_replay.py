@@ -1,4 +1,4 @@
-"""`python -m trusis replay` as a subprocess (RECORD.md contract)."""
+"""`python -m trusis replay` as a subprocess (docs/record.md contract)."""
 
 from __future__ import annotations
 

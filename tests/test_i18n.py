@@ -1,4 +1,4 @@
-"""Every refusal and event code renders in English, French and Italian (UX.md "Languages")."""
+"""Every refusal and event code renders in English, French and Italian (docs/ux.md "Languages")."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_no_placeholder_is_left_unrendered() -> None:
 
 
 def test_role_names_in_three_languages() -> None:
-    """The role table of RULES.md §2, names included (Macellaio is a decision)."""
+    """The role table of docs/rules.md §2, names included (Macellaio is a decision)."""
     by_id = {r.id: r for r in ROLE_TABLE}
     assert by_id["BUTCHER"].it == "Macellaio"
     assert by_id["GRAVEDIGGER"].fr == "Profanatrice"

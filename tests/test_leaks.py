@@ -1,10 +1,10 @@
 """No view leaks: canary checks of every view and every event over random games.
 
-DESIGN.md, "Views are allow-lists": a seat's view and the events it receives
-may hold only what RULES.md gives that seat at that moment. Hidden facts carry
+docs/architecture.md, "Views are allow-lists": a seat's view and the events it receives
+may hold only what docs/rules.md gives that seat at that moment. Hidden facts carry
 markers the scans can find: private chat texts are unique canaries, seeds are
 big unique numbers, and every role fact a seat may hold is computed here from
-RULES.md (R7, R27, R28, R35) independently of the engine's own bookkeeping.
+docs/rules.md (R7, R27, R28, R35) independently of the engine's own bookkeeping.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ ACTOR_CODES = frozenset({
 })
 TRUSIS_CODES = frozenset({"trusis_vote", "trusis_vote_withdrawn"})
 INTERNAL_CODES = frozenset({"tally", "night_kills", "phase_outcome"})
-# The strings a seat may see in its view only if its role has that power (RULES.md §2).
+# The strings a seat may see in its view only if its role has that power (docs/rules.md §2).
 POWER_WORDS = {"illusion": "illusion", "extra_vote": "extra_vote",
                "extra_vote_today": "extra_vote", "protect": "protect", "kamikaze": "kamikaze",
                "revive": "revive", "sweep": "sweep", "swept": "sweep", "foresee": "foresee",
@@ -63,7 +63,7 @@ def sweep_fact(role: str) -> str:
 
 @dataclass
 class Knowledge:
-    """What each seat is entitled to know about each other seat, from RULES.md."""
+    """What each seat is entitled to know about each other seat, from docs/rules.md."""
 
     roles: list[str]
     allowed: list[dict[int, set[str]]] = field(default_factory=list)
@@ -211,7 +211,7 @@ class LeakChecker:
         data = view(state, seat)
         text = json.dumps(data)
         who = "spectator" if seat is None else f"seat {seat}"
-        # The seed, and the RNG behind it, never reach a client (DESIGN.md).
+        # The seed, and the RNG behind it, never reach a client (docs/architecture.md).
         assert str(self.table.seed) not in text, f"{who}: the seed leaked"
         # The view's event number counts exactly the events this seat may see (R50).
         assert data["seq"] == self.seen[seat or 0], f"{who}: seq {data['seq']}"
@@ -222,7 +222,7 @@ class LeakChecker:
                                      f"({w.sender}->{w.to}) seen={w.text in text}")
         for refused in self.refused_texts:
             assert refused not in text, f"{who}: a refused message appears"
-        # (a) role facts: only where RULES.md puts them.
+        # (a) role facts: only where docs/rules.md puts them.
         self.check_role_facts(state, seat, data)
         # (c) invisible choices and votes.
         self.check_votes(state, seat, data)
@@ -249,7 +249,7 @@ class LeakChecker:
             if not isinstance(leaf, str) or leaf not in FACTS:
                 continue
             if path[:1] == ("composition",) and path[-1] == "<key>":
-                continue  # public: how many of each role (RECORD.md)
+                continue  # public: how many of each role (docs/record.md)
             if seat is not None and path in (("role",), ("team",)):
                 continue
             if path[:1] == ("known",) and path[-1] != "<key>":
@@ -356,7 +356,7 @@ def _check_no_leaks(table: Table, mix: Mix, every_seat: bool = False) -> None:
 @FAST
 @given(tables(), mixes())
 def test_r40_r50_views_and_events_never_leak(table: Table, mix: Mix) -> None:
-    """R7, R20–R28, R35, R40, R50 and DESIGN.md: canaries in every view and event."""
+    """R7, R20–R28, R35, R40, R50 and docs/architecture.md: canaries in every view and event."""
     _check_no_leaks(table, mix)
 
 

@@ -4,7 +4,7 @@ the agreement of `legal_actions` with `apply`, and refusals that change nothing.
 Games come from `randomgames`: 5–30 players, the standard set or random custom
 sets within R4/R5/R6, random seeds, and random mixes of legal actions, passes,
 chat, leave/replace, timeouts and illegal actions. Each test names the rule or
-contract (RULES.md, RECORD.md) it checks.
+contract (docs/rules.md, docs/record.md) it checks.
 """
 
 from __future__ import annotations
@@ -163,21 +163,21 @@ def test_r21_r30_phase_resolution_matches_the_rules(table: Table, mix: Mix) -> N
     _check_resolution(table, mix)
 
 
-# -- RECORD.md: replay is deterministic ------------------------------------------------
+# -- docs/record.md: replay is deterministic ------------------------------------------------
 
 
 def _check_replay(table: Table, mix: Mix) -> None:
     log = play(table, mix)
     note(log.describe(20))
     exported = log.game.record.to_dict()
-    assert "deal" in exported  # RECORD.md: exported records always carry the deal
+    assert "deal" in exported  # docs/record.md: exported records always carry the deal
     parsed = parse_record(json.loads(json.dumps(exported)))
     again = replay(parsed)
     assert again.refused == []
     assert again.state.to_dict() == log.state.to_dict()
     assert event_rows(again.events) == event_rows(log.events())
     # A record that also holds the refused actions replays to the same game, and
-    # reports exactly those actions as refused, by index (RECORD.md "Refused").
+    # reports exactly those actions as refused, by index (docs/record.md "Refused").
     raw: list[dict[str, Any]] = []
     refused_at: list[int] = []
     for outcome in log.outcomes:
@@ -345,7 +345,7 @@ def check_legal_agrees(state: GameState, seat: int, rng: random.Random) -> None:
 
 
 def check_legal_matches_rules(state: GameState, seat: int) -> None:
-    """R11–R29 and R52, read directly from RULES.md: what `legal_actions` must offer."""
+    """R11–R29 and R52, read directly from docs/rules.md: what `legal_actions` must offer."""
     offered = {la.do: la for la in legal_actions(state, seat)}
     if state.left[seat]:
         assert offered == {}
@@ -383,7 +383,7 @@ def _check_legal(table: Table, mix: Mix, picks: int) -> None:
                  before: dict[str, Any]) -> None:
         seats = [s for s in (step.action.seat,) if s is not None]
         seats.append(rng.randint(1, state.n))
-        for seat in seats:  # the cheap check against RULES.md: every step
+        for seat in seats:  # the cheap check against docs/rules.md: every step
             check_legal_matches_rules(state, seat)
         if len(checked) >= picks or rng.random() > 0.05:
             return
@@ -467,7 +467,7 @@ def test_to_dict_is_a_snapshot() -> None:
 
 class TrusisMachine(RuleBasedStateMachine):
     """Mixed action sequences, each rule one kind of step; every accepted or refused
-    step is checked (R14), and `legal_actions` is checked against RULES.md after each."""
+    step is checked (R14), and `legal_actions` is checked against docs/rules.md after each."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -1,4 +1,4 @@
-"""Game records (RECORD.md): malformed records name the field; records round-trip."""
+"""Game records (docs/record.md): malformed records name the field; records round-trip."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A first end-to-end check: the RECORD.md example replays to its documented output."""
+"""A first end-to-end check: the docs/record.md example replays to its documented output."""
 
 import json
 import subprocess
@@ -42,7 +42,7 @@ def test_record_example_replays_to_documented_output() -> None:
     done = run("replay", str(EXAMPLE), "--json")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    for entry in doc["refused"]:  # added fields are allowed by RECORD.md
+    for entry in doc["refused"]:  # added fields are allowed by docs/record.md
         entry.pop("code")
         entry.pop("params")
     assert doc == EXPECTED

@@ -57,7 +57,7 @@ def test_the_good_example_is_valid_and_a_shared_id_with_the_same_name_is_allowed
 
 
 def test_role_labels_follow_the_role_table() -> None:
-    # scoring.ROLE_VALUE numbers roles 1..14 in the order of RULES.md §2 (roles.ROLE_TABLE)
+    # scoring.ROLE_VALUE numbers roles 1..14 in the order of docs/rules.md §2 (roles.ROLE_TABLE)
     labels = shipped_declaration().value_labels[40]
     assert list(labels) == list(range(1, len(ROLE_TABLE) + 1))
     for i, role in enumerate(ROLE_TABLE, start=1):

@@ -40,7 +40,7 @@ def replay_command(
     players = len(parsed.players)
     seat = None
     if as_seat is not None:
-        # Parsed here, not by typer, so that a bad value gets the one-line error of RECORD.md.
+        # Parsed here, not by typer, so that a bad value gets the one-line error of docs/record.md.
         seat = int(as_seat) if as_seat.strip().isdigit() else 0
         if not 1 <= seat <= players:
             fail(f"--as: there is no seat {as_seat!r} at this table (seats 1 to {players})")

@@ -14,14 +14,14 @@ from typing import Any, Final
 from trusis.play.text import Texts
 from trusis.rules.roles import EXTRA_VOTE, FORESEE, KAMIKAZE_STRIKE, PROTECT, REVIVE, SWEEP
 
-# Power commands: the word typed -> the engine's `do` (RULES.md §2).
+# Power commands: the word typed -> the engine's `do` (docs/rules.md §2).
 POWERS: Final[dict[str, str]] = {
     "vote": "vote", "sweep": SWEEP, "protect": PROTECT, "extra": EXTRA_VOTE,
     "kamikaze": KAMIKAZE_STRIKE, "revive": REVIVE, "foresee": FORESEE,
 }
 COMMAND_FOR: Final[dict[str, str]] = {do: word for word, do in POWERS.items()}
 IRREVERSIBLE: Final = frozenset({SWEEP, FORESEE, KAMIKAZE_STRIKE, REVIVE})
-"""Acts answered at once or costing a life: asked for confirmation (UX.md, "Acting")."""
+"""Acts answered at once or costing a life: asked for confirmation (docs/ux.md, "Acting")."""
 
 # Every command, in the order help lists them; and short English forms.
 COMMANDS: Final = (

@@ -19,7 +19,7 @@ from trusis.play.text import Texts, capital
 from trusis.rules.events import Event
 from trusis.rules.roles import DAY
 
-# How each kind of line looks; colour is never the only mark (UX.md, "Accessibility").
+# How each kind of line looks; colour is never the only mark (docs/ux.md, "Accessibility").
 STYLE = {
     "banner": "bold", "system": "bold", "death": "bold red", "life": "bold green",
     "vote": "", "kill": "red", "mine": "cyan", "result": "bold yellow", "chat": "",

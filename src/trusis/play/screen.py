@@ -26,7 +26,7 @@ Notebook = dict[int, list[str]]
 
 
 def chip(view: View, t: Texts) -> Text:
-    """The permanent "You are the Sweeper" chip (UX.md: players forget their role)."""
+    """The permanent "You are the Sweeper" chip (docs/ux.md: players forget their role)."""
     style = "bold reverse" if view["team"] != "TRUSIS" else "bold reverse red"
     text = Text(f" {t('you_are', role=view['role'])} ", style=style)
     if not _me(view)["alive"]:

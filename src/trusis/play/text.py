@@ -3,7 +3,7 @@
 UI strings live in the shared catalogues (`src/trusis/locales/*.json`) under
 `play.*`; event and refusal codes are rendered by `trusis.rules.i18n.render`, with
 seats named "seat 4 (Dee)" in the player's language. Role names come from the
-role table (RULES.md §2), never from English text.
+role table (docs/rules.md §2), never from English text.
 """
 
 from __future__ import annotations

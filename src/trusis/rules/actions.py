@@ -100,7 +100,7 @@ class Action:
             by = data.get("by")
             if by is not None and (not isinstance(by, str) or not by.strip()):
                 raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
-        # RECORD.md: any seat field present must name a seat, even one this `do` ignores.
+        # docs/record.md: any seat field present must name a seat, even one this `do` ignores.
         used = {"seat"} if do != TIMEOUT else set()
         used |= {"target"} if do in TARGETED else {"to"} if do == SAY else set()
         if do == "illusion":

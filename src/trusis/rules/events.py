@@ -3,7 +3,7 @@
 The engine returns events; it never delivers them. An event's audience is
 fixed at birth — everyone, a list of seats (one seat, a private conversation,
 the TRUSIS), or nobody (internal facts kept for statistics and records) — so
-delivery is a lookup, never a judgement made later (DESIGN.md, "Audiences").
+delivery is a lookup, never a judgement made later (docs/architecture.md, "Audiences").
 
 `Event.seq` numbers every event of the game, hidden ones included, so it is
 for the server's log only: a client that saw gaps in it would learn that

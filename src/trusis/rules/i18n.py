@@ -3,7 +3,7 @@
 The engine never builds sentences: every refusal and event carries a stable
 code and parameters, and this module turns them into text. The same JSON
 catalogues are meant for the browser, so the server can send codes and each
-client renders them in its player's language (UX.md, "Languages").
+client renders them in its player's language (docs/ux.md, "Languages").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The fourteen roles of Trusis as one data table (RULES.md §2).
+"""The fourteen roles of Trusis as one data table (docs/rules.md §2).
 
 Everything the engine needs to know about a role — its team, its names in three
 languages, and which powers it has in which phase — lives here, so that adding
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-# Role ids (RULES.md §2). Plain strings: they are what records and views carry.
+# Role ids (docs/rules.md §2). Plain strings: they are what records and views carry.
 HUMAN: Final = "HUMAN"
 SWEEPER: Final = "SWEEPER"
 GRAVEKEEPER: Final = "GRAVEKEEPER"

@@ -15,7 +15,7 @@ from typing import Any
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
 from trusis.rules.roles import DAY, STANDARD_LIST
 
-# Roles listed in the order they first appear in the standard list (R2), as RECORD.md does.
+# Roles listed in the order they first appear in the standard list (R2), as docs/record.md does.
 COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
 
 RUNNING = "running"
@@ -102,7 +102,7 @@ class GameState:
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
         self.chat_lines = []
-        counts = Counter(self.roles[1:])  # public (RECORD.md), in the order of R2's list
+        counts = Counter(self.roles[1:])  # public (docs/record.md), in the order of R2's list
         self.composition = {r: counts[r] for r in COMPOSITION_ORDER if counts[r]}
         self.running = self.status == RUNNING
         self.derive_living()

@@ -1,7 +1,7 @@
 """What one seat may see: the only code that turns game state into client data.
 
 Built as an allow-list — every field is chosen for this seat on purpose; no
-field is ever copied from the state and then stripped (DESIGN.md). The server's
+field is ever copied from the state and then stripped (docs/architecture.md). The server's
 snapshots, `trusis replay --as`, bots and the end screen all read this view.
 """
 
@@ -116,7 +116,7 @@ def _public_part(state: GameState) -> dict[str, Any]:
 
 def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
     """Votes as client data, with the tally of those votes made here so no client
-    counts (UX.md); invisible votes (an Illusionist's real vote, extra votes) are
+    counts (docs/ux.md); invisible votes (an Illusionist's real vote, extra votes) are
     never among them."""
     counts: dict[str, int] = {}
     for target in votes.values():

@@ -42,7 +42,7 @@ from trusis.stats.declaration import Declaration, shipped_declaration
 from trusis.stats.sheet import GameStats
 from trusis.table.record import Record
 
-# value_labels of stats.json: role 40 (the order of RULES.md §2), team 41, winning_team 12.
+# value_labels of stats.json: role 40 (the order of docs/rules.md §2), team 41, winning_team 12.
 ROLE_VALUE: dict[str, int] = {role: i + 1 for i, role in enumerate(ROLE_IDS)}
 TEAM_VALUE: dict[str, int] = {TEAM_HUMAN: 1, TEAM_TRUSIS: 2, TEAM_CASTAWAY: 3}
 WINNER_VALUE: dict[str, int] = {DRAW: 0, **TEAM_VALUE}

@@ -1,4 +1,4 @@
-"""Game records (`trusis-record/1`, RECORD.md): parse, validate and write them.
+"""Game records (`trusis-record/1`, docs/record.md): parse, validate and write them.
 
 A record is the whole game as data — table, deal and every action in order —
 so the deterministic engine replays it to the same game. Anything malformed
@@ -60,7 +60,7 @@ def _int(value: Any) -> bool:
 
 
 def parse_record(data: Any) -> Record:
-    """Check a decoded JSON record against RECORD.md; raise `RecordError` if malformed."""
+    """Check a decoded JSON record against docs/record.md; raise `RecordError` if malformed."""
     if not isinstance(data, dict):
         raise RecordError("record", "must be a JSON object")
     if data.get("format") != RECORD_FORMAT:
@@ -88,7 +88,7 @@ def parse_record(data: Any) -> Record:
         Action.from_dict(a, len(players), f"actions[{i}]") for i, a in enumerate(raw_actions)
     ]
     # `t` is this project's own addition, so a value that is not a finite number of
-    # seconds is ignored rather than making the record malformed (RECORD.md allows
+    # seconds is ignored rather than making the record malformed (docs/record.md allows
     # added fields and lists what is malformed).
     times: list[float | None] = []
     for raw in raw_actions:

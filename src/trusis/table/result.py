@@ -17,7 +17,7 @@ RESULT_FORMAT = "trusis-result/1"
 
 
 def result_document(played: Replay, as_seat: int | None = None) -> dict[str, Any]:
-    """The replay result (RECORD.md); with `as_seat`, only what that seat may see."""
+    """The replay result (docs/record.md); with `as_seat`, only what that seat may see."""
     state = played.state
     n = state.n
     if as_seat is None:
