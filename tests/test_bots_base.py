@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from trusis import Action, Game, GameState, replay, view
+from trusis import Action, GameState, Table, replay, view
 from trusis.bots import (
     Bot,
     BotDriver,
@@ -50,7 +50,7 @@ def test_bots_only_ever_receive_their_own_view_and_visible_events(
         return result
 
     monkeypatch.setattr(driver_module, "view", spy_view)
-    game = Game(NAMES, seed=4)
+    game = Table(NAMES, seed=4)
     bots = {s: SpyBot(s, 4) for s in range(1, 11)}
     play_game(game, bots)
     by_id = {id(v): seat for seat, v in made}
@@ -79,7 +79,7 @@ def test_events_reach_only_their_audience() -> None:
 
         said = False
 
-    game = Game(NAMES, seed=1)
+    game = Table(NAMES, seed=1)
     bots: dict[int, Bot] = {s: Whisperer(s, 1) for s in range(1, 11)}
     spies = {s: SpyBot(s, 1) for s in (3,)}
     bots.update(spies)
@@ -95,7 +95,7 @@ def test_refused_action_is_logged_and_the_seat_passes(caplog: pytest.LogCaptureF
         def act(self) -> Action | None:
             return Action("sweep", self.seat, target=self.seat)  # never legal for a Human
 
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     bots: dict[int, Bot] = {s: RandomBot(s) for s in range(1, 11)}
     bots[1] = Cheater(1)
     with caplog.at_level(logging.DEBUG, logger="trusis.bots"):
@@ -103,7 +103,11 @@ def test_refused_action_is_logged_and_the_seat_passes(caplog: pytest.LogCaptureF
     assert driver.refused and driver.refused[0].seat == 1
     assert "refused" in caplog.text
     assert game.state.kind == "night"  # the phase still ended
-    assert not replay(game.record).refused  # the record holds only accepted actions
+    # The record keeps the refused action too (statistics count refusals); replaying
+    # it refuses it again, and changes nothing.
+    again = replay(game.record)
+    assert [r.index for r in again.refused] == [0]
+    assert again.state.to_dict() == game.state.to_dict()
 
 
 def test_acting_for_another_seat_or_timing_out_is_refused() -> None:
@@ -111,7 +115,7 @@ def test_acting_for_another_seat_or_timing_out_is_refused() -> None:
         def act(self) -> Action | None:
             return Action("timeout") if self.seat == 1 else Action("vote", 1, 3)
 
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     driver = run_phase(game, {s: Impostor(s) for s in range(1, 11)})
     assert len(driver.refused) == 10
     assert all(a.do != "timeout" for a in game.record.actions)
@@ -122,7 +126,7 @@ def test_cap_passes_a_bot_that_never_stops() -> None:
         def act(self) -> Action | None:
             return self.say("hello")
 
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     driver = run_phase(game, {s: Chatterbox(s) for s in range(1, 11)}, max_actions=5)
     assert len(driver.capped) == 10
     assert game.state.kind == "night"
@@ -133,14 +137,14 @@ def test_waiting_bots_are_passed_once_the_table_settles() -> None:
         def act(self) -> Action | None:
             return None
 
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     driver = run_phase(game, {s: Waiter(s) for s in range(1, 11)})
     assert game.state.kind == "night"
     assert driver.actions == 10  # one pass each, nothing else
 
 
 def test_driver_stops_when_only_people_are_left_to_act() -> None:
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     driver = run_phase(game, {s: RandomBot(s) for s in range(2, 11)})
     assert game.state.kind == "day" and not game.state.passed[1]
     assert all(game.state.passed[s] for s in range(2, 11))
@@ -150,7 +154,7 @@ def test_driver_stops_when_only_people_are_left_to_act() -> None:
 
 
 def test_react_never_passes_a_bot_and_settle_waits_for_the_people() -> None:
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     driver = BotDriver(game, {s: create_bot("heuristic", s, 0) for s in range(2, 11)})
     for _ in range(4):
         assert driver.react(rounds=1) is False
@@ -158,7 +162,7 @@ def test_react_never_passes_a_bot_and_settle_waits_for_the_people() -> None:
     assert not any(state.passed[s] for s in range(1, 11))  # waiting bots were not passed
     assert driver.people_done() is False
     assert driver.settle() is False and state.kind == "day"  # seat 1 is still deciding
-    driver.feed(game.play(Action("pass", 1)))
+    game.play(Action("pass", 1))  # the driver reads it from the table
     assert driver.people_done() is True
     assert driver.settle() is True and state.kind == "night"
     assert driver.refused == []
@@ -169,7 +173,7 @@ def test_react_stops_early_once_a_round_changes_nothing() -> None:
         def act(self) -> Action | None:
             return None
 
-    game = Game(NAMES, seed=0)
+    game = Table(NAMES, seed=0)
     driver = BotDriver(game, {s: Waiter(s) for s in range(2, 11)})
     driver.react(rounds=50)
     assert driver.actions == 0 and game.state.kind == "day"
@@ -178,7 +182,7 @@ def test_react_stops_early_once_a_round_changes_nothing() -> None:
 @pytest.mark.parametrize("kind", ["random", "heuristic"])
 def test_same_seed_same_game(kind: str) -> None:
     def play(seed: int) -> dict[str, Any]:
-        game = Game([f"P{i}" for i in range(1, 15)], seed=seed)
+        game = Table([f"P{i}" for i in range(1, 15)], seed=seed)
         play_game(game, {s: create_bot(kind, s, seed) for s in range(1, 15)})
         return game.record.to_dict()
 
@@ -212,7 +216,7 @@ def test_plugins_load_from_entry_points(monkeypatch: pytest.MonkeyPatch) -> None
     assert "plugged" in available_kinds()
     bot = create_bot("plugged", 3, 9, "it")
     assert isinstance(bot, PluginBot) and bot.seat == 3 and bot.lang == "it"
-    game = Game(NAMES, seed=2)
+    game = Table(NAMES, seed=2)
     play_game(game, {s: create_bot("plugged", s, 2) for s in range(1, 11)})
     assert not game.state.running
 
@@ -230,7 +234,7 @@ def not_a_bot(seat: int, seed: int, lang: str) -> object:
 
 
 def test_events_are_numbered_in_the_seats_own_stream() -> None:
-    game = Game(NAMES, seed=5)
+    game = Table(NAMES, seed=5)
     bots = {s: SpyBot(s, 5) for s in range(1, 11)}
     driver = play_game(game, bots)
     driver.finish()

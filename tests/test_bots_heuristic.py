@@ -8,13 +8,13 @@ from collections import Counter
 
 import pytest
 
-from trusis import Game
 from trusis.bots import BotDriver, beliefs, chat, create_bot
 from trusis.bots.heuristic import HeuristicBot
 from trusis.lab.simulate import game_seed, play_one
 from trusis.rules.roles import ALL_POWERS
 from trusis.table.game import replay
 from trusis.table.record import load_record
+from trusis.table.table import Table
 
 HEURISTIC = dict.fromkeys(("HUMAN", "TRUSIS", "CASTAWAY"), "heuristic")
 RANDOM = dict.fromkeys(("HUMAN", "TRUSIS", "CASTAWAY"), "random")
@@ -137,7 +137,7 @@ FIRST_ACCUSATIONS = [(7, 4, 1), (11, 1, 3), (6, 9, 4), (14, 8, 3)]
 
 @pytest.mark.parametrize(("players", "seed", "seat"), FIRST_ACCUSATIONS)
 def test_day_one_without_evidence_is_no_stampede(players: int, seed: int, seat: int) -> None:
-    game = Game([f"P{i}" for i in range(1, players + 1)], seed)
+    game = Table([f"P{i}" for i in range(1, players + 1)], seed)
     bots = {s: create_bot("heuristic", s, seed) for s in range(1, players + 1) if s != seat}
     driver = BotDriver(game, bots)
     driver.react(rounds=1)

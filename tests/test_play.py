@@ -181,7 +181,9 @@ def test_ctrl_c_saves_the_record(tmp_path: Path) -> None:
     session = Session(options, console, Interrupting(["vote 4"], console))
     assert session.run() == 130
     saved = json.loads(path.read_text("utf-8"))
-    assert {"seat": 2, "do": "vote", "target": 4} in saved["actions"]
+    mine = [{k: v for k, v in a.items() if k != "t"} for a in saved["actions"]]
+    assert {"seat": 2, "do": "vote", "target": 4} in mine
+    assert all(isinstance(a["t"], float) for a in saved["actions"])  # every action is timed
     assert "Interrupted." in console.export_text()
 
 
@@ -305,7 +307,8 @@ def test_R53_a_bot_takes_over_the_seat_of_a_person_who_quits(tmp_path: Path) -> 
          "--delay", "0", "--record", str(record)],
         input="quit\n", capture_output=True, text=True, check=True, timeout=120,
     )
-    actions = json.loads(record.read_text())["actions"]
+    timed = json.loads(record.read_text())["actions"]
+    actions = [{k: v for k, v in a.items() if k != "t"} for a in timed]  # times aside
     first = actions.index({"seat": 3, "do": "leave"})
     assert actions[first + 1] == {"seat": 3, "do": "replace", "by": "bot"}
     assert any(a.get("seat") == 3 for a in actions[first + 2:])

@@ -12,6 +12,7 @@ from trusis.rules.state import GameState
 from trusis.rules.views import view
 from trusis.table.game import Game, replay
 from trusis.table.record import Record, load_record, parse_record
+from trusis.table.table import Outcome, Table
 
 __all__ = [
     "Action",
@@ -20,9 +21,11 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "LegalAction",
+    "Outcome",
     "Record",
     "RecordError",
     "SetupError",
+    "Table",
     "apply",
     "concrete_actions",
     "legal_actions",

@@ -1,4 +1,4 @@
-"""Running bots on a `Game`: the only code that turns game state into bot input.
+"""Running bots on a `Table`: the only code that turns game state into bot input.
 
 The driver owns the boundary the design asks for: it builds each bot's input
 with `trusis.view(state, seat)` and the visible events, never handing over the
@@ -22,15 +22,15 @@ bot has passed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from trusis.bots.base import Bot, View
 from trusis.rules.actions import LEAVE, PASS, REPLACE, TIMEOUT, Action
 from trusis.rules.errors import IllegalAction
-from trusis.rules.events import Event
 from trusis.rules.views import view
-from trusis.table.game import Game
+from trusis.table.table import Table
 
 log = logging.getLogger("trusis.bots")
 
@@ -53,41 +53,55 @@ class Refused:
 class BotDriver:
     """Plays the seats in `bots` on `game`, one phase at a time.
 
-    Events made by other callers (people at the table, a server) are not seen
-    by the driver unless given to `feed`; the bots' own actions are fed
-    automatically. `refused` and `capped` keep what went wrong, for tests and
+    Every bot reads its seat's stream from the table (`Table.events_after`), so
+    actions made by other callers (people, a server, timers) reach the bots with
+    no extra bookkeeping; `clock` stamps the bots' own actions in the record.
+    `refused` and `capped` keep what went wrong, for tests and
     for the balance lab's report.
     """
 
-    game: Game
+    game: Table
     bots: Mapping[int, Bot]
     max_actions: int = MAX_ACTIONS_PER_PHASE
     refused: list[Refused] = field(default_factory=list)
     capped: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     actions: int = 0
-    _log: list[Event] = field(default_factory=list)
+    clock: Callable[[], float | None] = field(default=lambda: None)
     _cursor: dict[int, int] = field(default_factory=dict)
     _acted: dict[int, int] = field(default_factory=dict)
     _acted_phase: tuple[str, int] = ("", 0)
     _ready: set[int] = field(default_factory=set)  # bots whose pass waits for settle()
 
-    def feed(self, events: Iterable[Event]) -> None:
-        """Events that happened outside the driver, to pass on to the bots that may see them."""
-        self._log.extend(events)
-
-    def _news(self, seat: int, seen: View) -> list[dict[str, object]]:
-        """The events `seat` may see since its last turn, numbered in the seat's own
-        stream so that the last one carries the `seq` of the view it comes with."""
-        start = self._cursor.get(seat, 0)
-        self._cursor[seat] = len(self._log)
-        news = [e.as_dict() for e in self._log[start:] if e.visible_to(seat)]
-        for number, data in enumerate(news, int(seen.get("seq", len(news))) - len(news) + 1):
-            data["seq"] = number
+    def _news(self, seat: int, seen: View) -> list[dict[str, Any]]:
+        """The events `seat` may see since its last turn, read from the table's stream
+        for that seat, so the last one carries the `seq` of the view it comes with."""
+        news = self.game.events_after(seat, self._cursor.get(seat, 0))
+        self._cursor[seat] = int(seen["seq"])
         return news
 
     def _play(self, action: Action) -> None:
-        self._log.extend(self.game.play(action))
+        self.game.play(action, self.clock())
         self.actions += 1
+
+    def decide(self, seat: int) -> Action | None:
+        """One observe/act exchange with the bot at `seat`: its next action, unplayed.
+
+        For a caller that applies actions itself (the server, which stores each
+        action before the next): the bot sees its seat's view and news only. An
+        action without a seat gets this one.
+        """
+        seen = view(self.game.state, seat)
+        bot = self.bots[seat]
+        bot.observe(seen, self._news(seat, seen))
+        action = bot.act()
+        if action is not None and action.seat is None:
+            action = Action(action.do, seat, action.target, action.shown, action.text,
+                            action.to, action.by)
+        return action
+
+    def allowed(self, seat: int, action: Action) -> bool:
+        """Whether a bot may even ask for `action` (its own seat; no leave, replace, timeout)."""
+        return action.seat == seat and action.do not in _FORBIDDEN
 
     def _turn(self, seat: int, bot: Bot, defer_pass: bool = False) -> bool:
         """One observe/act exchange with `bot`, and its action applied (or a pass).
@@ -95,18 +109,13 @@ class BotDriver:
         With `defer_pass`, a pass is not played but remembered for `settle`.
         Returns True when the bot did something other than waiting or passing.
         """
-        seen = view(self.game.state, seat)
-        bot.observe(seen, self._news(seat, seen))
-        action = bot.act()
+        action = self.decide(seat)
         if action is None:
             return False
-        if action.seat is None:
-            action = Action(action.do, seat, action.target, action.shown, action.text,
-                            action.to, action.by)
         if defer_pass and action.do == PASS and action.seat == seat:
             self._ready.add(seat)
             return False
-        if action.seat != seat or action.do in _FORBIDDEN:
+        if not self.allowed(seat, action):
             self._refuse(seat, action, "a bot may only act for its own seat, and not "
                          "leave, replace or time out")
             return False
@@ -253,7 +262,7 @@ class BotDriver:
             bot.observe(seen, self._news(seat, seen))
 
 
-def run_phase(game: Game, bots: Mapping[int, Bot],
+def run_phase(game: Table, bots: Mapping[int, Bot],
               max_actions: int = MAX_ACTIONS_PER_PHASE) -> BotDriver:
     """Run `bots` (seat -> bot) on `game` until the phase or the game ends; return the driver.
 
@@ -264,7 +273,7 @@ def run_phase(game: Game, bots: Mapping[int, Bot],
     return driver
 
 
-def play_game(game: Game, bots: Mapping[int, Bot],
+def play_game(game: Table, bots: Mapping[int, Bot],
               max_actions: int = MAX_ACTIONS_PER_PHASE) -> BotDriver:
     """Play `game` to its end with a bot in every seat given; return the driver."""
     driver = BotDriver(game, bots, max_actions)

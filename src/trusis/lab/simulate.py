@@ -23,7 +23,7 @@ from trusis.bots.registry import create_bot
 from trusis.rules.roles import TEAM_OF, TEAMS
 from trusis.rules.state import GameState
 from trusis.rules.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES
-from trusis.table.game import Game
+from trusis.table.table import Table
 
 OUTCOMES = (*TEAMS, "DRAW")
 NAMES = tuple(f"P{i}" for i in range(1, 31))
@@ -55,7 +55,7 @@ def play_one(players: int, seed: int, custom: Mapping[str, int] | None,
              bots: Mapping[str, str], lang: str = "en", index: int = 0,
              keep_record: bool = False) -> GameResult:
     """Play one game with bot kind `bots[team]` in every seat of that team."""
-    game = Game(NAMES[:players], seed, custom)
+    game = Table(NAMES[:players], seed, custom)
     state = game.state
     seated = {s: create_bot(bots[TEAM_OF[state.roles[s]]], s, seed, lang)
               for s in range(1, players + 1)}

@@ -1,7 +1,7 @@
 """The table: one person and bots around one `Game`.
 
-`TableGame` is a `Game` that also keeps every event in a journal, so the screen
-can show the person what happened — filtered by the engine's own audiences
+`TableGame` is the table layer's `Table` (its event log is the journal), so the
+screen can show the person what happened — filtered by the engine's own audiences
 (`Event.visible_to`), never by this code's judgement. `TableDriver` is the
 bots package's `BotDriver`, driven through its mixed-table API (`react`, then
 `settle`), with `play_for` to feed the person's own actions to the bots.
@@ -9,33 +9,32 @@ bots package's `BotDriver`, driven through its mixed-table API (`react`, then
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from trusis.bots.base import Bot
 from trusis.bots.driver import BotDriver
 from trusis.bots.registry import create_bot
 from trusis.rules.actions import Action
 from trusis.rules.events import Event
-from trusis.table.game import Game
+from trusis.table.table import Table
 
 ROUNDS_PER_COMMAND = 1
 """Bot rounds after each of the person's commands: the table moves at the person's pace,
 so the bots' votes come in a few at a time instead of all before the person has typed."""
 
 
-class TableGame(Game):
-    """A game whose every event is also kept, in order, in `journal`."""
+class TableGame(Table):
+    """The terminal game's table: its event log is the journal the screen reads."""
 
     def __init__(self, players: Sequence[str], seed: int = 0,
                  custom: Mapping[str, int] | None = None) -> None:
-        super().__init__(players, seed, custom)
-        self.journal: list[Event] = []
+        super().__init__(players, seed, custom, started_at=time.time())
 
-    def play(self, action: Action) -> list[Event]:
-        events = super().play(action)
-        self.journal.extend(events)
-        return events
+    @property
+    def journal(self) -> list[Event]:
+        return self.log
 
 
 @dataclass
@@ -47,11 +46,11 @@ class TableDriver(BotDriver):
     or left.
     """
 
+    clock: Callable[[], float | None] = field(default=time.time)
+
     def play_for(self, action: Action) -> list[Event]:
         """Play the person's action; the bots will see its events at their next turn."""
-        events = self.game.play(action)
-        self.feed(events)
-        return events
+        return self.game.play(action, time.time())
 
 
 def seat_bots(kind: str, human: int, players: int, seed: int, lang: str) -> dict[int, Bot]:

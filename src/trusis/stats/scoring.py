@@ -16,8 +16,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from trusis.rules.engine import apply, new_game
-from trusis.rules.errors import IllegalAction
 from trusis.rules.events import Event
 from trusis.rules.roles import (
     BLACK_KNIGHT,
@@ -41,6 +39,7 @@ from trusis.rules.victory import DRAW
 from trusis.stats.declaration import Declaration, shipped_declaration
 from trusis.stats.sheet import GameStats
 from trusis.table.record import Record
+from trusis.table.table import Table
 
 # value_labels of stats.json: role 40 (the order of docs/rules.md §2), team 41, winning_team 12.
 ROLE_VALUE: dict[str, int] = {role: i + 1 for i, role in enumerate(ROLE_IDS)}
@@ -92,7 +91,8 @@ class _Fold:
 
     def __init__(self, record: Record, decl: Declaration, started: float | None) -> None:
         roles = record.roles()
-        self.state = new_game(record.players, record.seed, record.custom, roles)
+        self.table = Table(record.players, record.seed, record.custom, roles)
+        self.state = self.table.state
         self.roles = ["", *roles]
         self.n = n = len(roles)
         self.stats = stats = GameStats(decl, record.players)
@@ -146,14 +146,13 @@ class _Fold:
         if t is not None:
             self.first_t = t if self.first_t is None else self.first_t
             self.last_t = t
-        try:
-            events = apply(self.state, action)
-        except IllegalAction:
+        outcome = self.table.submit(action, t)  # the table layer replays; this only folds
+        if outcome.refusal is not None:
             self.stats.table.inc("refused_actions")
             if action.seat is not None:
                 self.stats.player(action.seat).inc("refused_actions")
             return
-        for event in events:
+        for event in outcome.events:
             self.event(event, t)
 
     def finish(self) -> None:

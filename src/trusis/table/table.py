@@ -1,0 +1,190 @@
+"""The table: one game's state, its record and its event log, with no I/O.
+
+Every consumer of a live game stands on this object — the server, the bot
+driver, `trusis play` and the scorer — so that none of them keeps its own log,
+cursors or replay loop. It is pure: time comes in as an argument, nothing is
+sent anywhere; `submit` says what happened and `events_after` says what a seat
+may now read.
+
+Three facts it keeps together, and why:
+
+- **The record** (`Record`): every well-formed action in order, with its time,
+  refused ones included — replaying a refused action refuses it again and
+  changes nothing, and statistics count refusals (`refused_actions`) and time
+  (`pass_seconds`, `game_seconds`).
+- **The log**: every event in order, internal ones included (statistics read
+  them; no seat ever does: `Event.visible_to` is False for them).
+- **Each seat's stream**: the events that seat may see, numbered 1, 2, … in
+  that seat's own numbering (events.py explains why never the global `seq`).
+  A client that reconnects says the last number it saw and reads the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trusis.rules.actions import Action
+from trusis.rules.engine import apply
+from trusis.rules.errors import IllegalAction, RecordError
+from trusis.rules.events import Event
+from trusis.rules.views import view
+from trusis.table.game import Game
+from trusis.table.record import Record
+
+SPECTATOR = 0
+"""The stream key of the public view (spectators, and seats' public part)."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one submitted action did.
+
+    `refusal` is None when the engine accepted it. `index` is its position in the
+    record, or None when it was not recorded (an action that is not well formed
+    for this table, such as a seat number of another table: a record must load).
+    `phase_changed` and `ended` tell a server when to move timers and bots.
+    """
+
+    action: Action
+    events: list[Event]
+    refusal: IllegalAction | None
+    index: int | None
+    phase_changed: bool
+    ended: bool
+
+    @property
+    def accepted(self) -> bool:
+        return self.refusal is None
+
+
+@dataclass(slots=True)
+class _Stream:
+    """One reader's position in the log: what it has indexed so far."""
+
+    scanned: int = 0
+    indices: list[int] = field(default_factory=list)
+
+
+class Table(Game):
+    """A game with its record (times and refusals included) and its event log."""
+
+    def __init__(self, players: Sequence[str], seed: int = 0,
+                 custom: Mapping[str, int] | None = None,
+                 deal: Sequence[str] | None = None,
+                 started_at: float | None = None) -> None:
+        super().__init__(players, seed, custom, deal)
+        self.log: list[Event] = []
+        self._streams: dict[int, _Stream] = {}
+        if started_at is not None:
+            self.record.extra["started_at"] = started_at
+
+    @classmethod
+    def from_record(cls, record: Record) -> Table:
+        """The table that `record` describes, with every action played again.
+
+        The record's own times are kept, so a restarted server carries on with
+        the same clock, and its statistics are the same as before the restart.
+        """
+        started = record.extra.get("started_at")
+        table = cls(record.players, record.seed, record.custom, record.roles(),
+                    started if isinstance(started, (int, float)) else None)
+        table.record.extra.update(record.extra)
+        times = list(record.times) + [None] * (len(record.actions) - len(record.times))
+        for action, t in zip(record.actions, times, strict=False):
+            table.submit(action, t)
+        return table
+
+    # -- playing ----------------------------------------------------------
+
+    def submit(self, action: Action, t: float | None = None) -> Outcome:
+        """Apply `action` at time `t` (seconds, any epoch) and keep it; never raises.
+
+        An action the rules refuse is recorded too when it is well formed, so the
+        record says what each seat tried; it changes nothing (the engine's
+        guarantee) and emits no event.
+        """
+        state = self.state
+        phase = (state.kind, state.number)
+        try:
+            events = apply(state, action)
+            refusal = None
+        except IllegalAction as err:
+            events, refusal = [], err
+        index = self._keep(action, t) if refusal is None or self._well_formed(action) else None
+        self.log.extend(events)
+        return Outcome(action, events, refusal, index,
+                       (state.kind, state.number) != phase or not state.running,
+                       not state.running)
+
+    def play(self, action: Action, t: float | None = None) -> list[Event]:
+        """`Game.play` on the table: raises `IllegalAction` for a refusal (kept all the same)."""
+        outcome = self.submit(action, t)
+        if outcome.refusal is not None:
+            raise outcome.refusal
+        return outcome.events
+
+    def _keep(self, action: Action, t: float | None) -> int:
+        record = self.record
+        if len(record.times) < len(record.actions):  # a record loaded without times
+            record.times.extend([None] * (len(record.actions) - len(record.times)))
+        record.actions.append(action)
+        record.times.append(t)
+        return len(record.actions) - 1
+
+    def _well_formed(self, action: Action) -> bool:
+        """Whether `action` would load again from the exported record."""
+        try:
+            return Action.from_dict(action.to_dict(), self.state.n) == action
+        except (RecordError, TypeError, ValueError, AttributeError):
+            return False
+
+    # -- reading ----------------------------------------------------------
+
+    def stream_length(self, seat: int | None) -> int:
+        """How many events `seat` (None: a spectator) may have read so far."""
+        return self.state.stream_position(seat)
+
+    def events_after(self, seat: int | None, number: int) -> list[dict[str, Any]]:
+        """The events `seat` may see after its stream number `number`, numbered.
+
+        Each event is a fresh dict (`code`, `params`, `seq`), so no two readers share
+        mutable data. A number beyond the stream's end gives nothing; a negative one
+        is read as 0.
+        """
+        key = SPECTATOR if seat is None else seat
+        stream = self._streams.get(key)
+        if stream is None:
+            stream = self._streams[key] = _Stream()
+        log = self.log
+        if stream.scanned < len(log):
+            indices = stream.indices
+            for i in range(stream.scanned, len(log)):
+                if log[i].visible_to(seat):
+                    indices.append(i)
+            stream.scanned = len(log)
+        start = max(number, 0)
+        out = []
+        for position, i in enumerate(stream.indices[start:], start + 1):
+            event = log[i]
+            out.append({"seq": position, "code": event.code, "params": dict(event.params)})
+        return out
+
+    def snapshot(self, seat: int | None) -> dict[str, Any]:
+        """Everything `seat` may know now: its view, whose `seq` is its stream length.
+
+        A fresh copy: `view` shares its public part between seats (it is built once),
+        and a snapshot handed to one reader must share nothing with another's.
+        """
+        snap: dict[str, Any] = fresh(view(self.state, seat))
+        return snap
+
+
+def fresh(data: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, tuples, scalars) sharing nothing mutable."""
+    if isinstance(data, dict):
+        return {k: fresh(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [fresh(v) for v in data]
+    return data
