@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
-from trusis.cli.common import fail, read_record
+from trusis.cli.common import echo, json_text, read_record, seat_option
 from trusis.lab.cli import simulate_command
 from trusis.play.cli import play_command
 from trusis.stats.cli import stats_command
@@ -31,24 +30,19 @@ def _root() -> None:
 def replay_command(
     record: Annotated[str, typer.Argument(help="Record file, or - for standard input.")],
     as_seat: Annotated[
-        str | None, typer.Option("--as", help="Show only what this seat's client sees.")
+        str | None, typer.Option(
+            "--as", help="Show only what this seat's client sees: a seat number or a name.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Play a game record and print where the game stands."""
     parsed = read_record(record)
-    players = len(parsed.players)
-    seat = None
-    if as_seat is not None:
-        # Parsed here, not by typer, so that a bad value gets the one-line error of docs/record.md.
-        seat = int(as_seat) if as_seat.strip().isdigit() else 0
-        if not 1 <= seat <= players:
-            fail(f"--as: there is no seat {as_seat!r} at this table (seats 1 to {players})")
+    seat = None if as_seat is None else seat_option("--as", as_seat, parsed.players)
     doc = result_document(replay(parsed), seat)
     if as_json:
-        typer.echo(json.dumps(doc, ensure_ascii=False))
+        echo(json_text(doc))
     else:
-        typer.echo(result_text(doc, parsed.players))
+        echo(result_text(doc, parsed.players))
 
 
 app.command("stats")(stats_command)

@@ -22,6 +22,45 @@ TIMEOUT: Final = "timeout"
 DOS: Final = frozenset(ALL_POWERS | {PASS, SAY, LEAVE, REPLACE, TIMEOUT})
 TARGETED: Final = frozenset(ALL_POWERS)
 
+_CHUNK: Final = 4096  # characters cleaned at a time when a long text has a limit
+
+
+def _clean_part(part: str) -> str:
+    """Every character that is not printable as a space (C-speed ops only)."""
+    if part.isprintable():
+        return part
+    return part.translate({ord(c): " " for c in set(part) if not c.isprintable()})
+
+
+def clean_line(raw: str, limit: int | None = None) -> str | None:
+    """D9: line breaks, tabs and every other character that is not printable
+    become spaces, runs of spaces one space, and the ends are trimmed — for chat
+    messages and player names alike, so neither can pass for a line of its own.
+
+    With `limit`, None when the cleaned text would be longer than `limit`
+    characters: the text is cleaned a chunk at a time and given up as soon as it
+    is too long, so a huge text costs neither its size in memory nor its time.
+    """
+    if limit is None or len(raw) <= _CHUNK:
+        text = " ".join(_clean_part(raw).split())
+        return None if limit is not None and len(text) > limit else text
+    done = ""  # cleaned so far, with one trailing space if the raw text had one
+    for start in range(0, len(raw), _CHUNK):
+        part = done + _clean_part(raw[start:start + _CHUNK])
+        done = " ".join(part.split())
+        if limit is not None and len(done) > limit:
+            return None
+        if done and part[-1] == " ":
+            done += " "
+    return done.rstrip()
+
+
+def clean_name(raw: object) -> str | None:
+    """A player's name cleaned as D9 says, or None if it is not text or is empty once cleaned."""
+    if type(raw) is not str:
+        return None
+    return clean_line(raw) or None
+
 
 @dataclass(slots=True, unsafe_hash=True)
 class Action:
@@ -48,7 +87,7 @@ class Action:
         data["do"] = self.do
         if self.do in TARGETED:
             data["target"] = self.target
-        if self.do == "illusion" and self.shown is not None:
+        if self.do == "illusion" and self.shown is not None and self.target is not None:
             data["shown"] = self.shown
         if self.do == SAY:
             data["text"] = self.text
@@ -98,8 +137,10 @@ class Action:
             to = seat_field("to", False, True)
         elif do == REPLACE:
             by = data.get("by")
-            if by is not None and (not isinstance(by, str) or not by.strip()):
-                raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
+            if by is not None:
+                by = clean_name(by)  # D9, as the engine cleans it
+                if by is None:
+                    raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
         # docs/record.md: any seat field present must name a seat, even one this `do` ignores.
         used = {"seat"} if do != TIMEOUT else set()
         used |= {"target"} if do in TARGETED else {"to"} if do == SAY else set()

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
-from trusis.rules.errors import IllegalAction
+from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action, clean_line, clean_name
+from trusis.rules.errors import IllegalAction, SetupError
 from trusis.rules.events import Event
 from trusis.rules.resolution import end_phase, learn
 from trusis.rules.roles import (
@@ -34,10 +34,12 @@ from trusis.rules.roles import (
     TRUSIS,
     VOTE,
 )
-from trusis.rules.setup import check_explicit_deal, deal_roles
+from trusis.rules.setup import check_explicit_deal, check_player_count, deal_roles
 from trusis.rules.state import GameState
 
 MAX_MESSAGE = 500  # characters in one chat message (decision, docs/rules.md)
+MAX_SEED_DIGITS = 4300  # Python's default limit for int <-> str: a record must hold the seed
+_SEED_BOUND = 10 ** MAX_SEED_DIGITS
 
 
 def new_game(
@@ -48,18 +50,36 @@ def new_game(
 ) -> GameState:
     """Seat `players` and deal: the standard set, a custom set, or an explicit deal.
 
-    Raises `SetupError` for a table that cannot start (R1, R4–R6). The game
-    starts at Day 1 (R10) with the knowledge of R7 already given.
+    Raises `SetupError` for a table that cannot start (R1, R4–R6) or for bad
+    input: `players` not a list of names, a name empty once cleaned (D9: names are
+    cleaned as chat is), a seed that is not a plain `int`. The game starts at Day 1
+    (R10) with the knowledge of R7 already given.
     """
+    if isinstance(players, str | bytes) or not isinstance(players, Sequence):
+        raise SetupError("bad_players")
+    check_player_count(len(players))
+    names = []
+    for seat, raw in enumerate(players, 1):
+        name = clean_name(raw)
+        if name is None:
+            raise SetupError("bad_name", seat=seat)
+        names.append(name)
+    # A bool is an int to Python but no seed to a record; None would deal at random.
+    if type(seed) is not int or not -_SEED_BOUND < seed < _SEED_BOUND:
+        raise SetupError("bad_seed", digits=MAX_SEED_DIGITS)
+    if custom is not None and not isinstance(custom, Mapping):
+        raise SetupError("bad_set")
     if deal is None:
         roles = deal_roles(len(players), seed, custom)
     else:
+        if isinstance(deal, str | bytes) or not isinstance(deal, Sequence):
+            raise SetupError("bad_deal")
         roles = list(deal)
         check_explicit_deal(len(players), roles)
     table_set: dict[str, Any] = {"standard": True} if custom is None else {
         "custom": {r: c for r, c in custom.items() if c}
     }
-    state = GameState(list(players), roles, seed, table_set)
+    state = GameState(names, roles, seed, table_set)
     for seat in range(1, state.n + 1):  # R7
         role = state.roles[seat]
         if role in (TRUSIS, GRAVEDIGGER):
@@ -73,9 +93,10 @@ def new_game(
 
 def apply(state: GameState, action: Action) -> list[Event]:
     """Apply `action`; return its events, or raise `IllegalAction` changing nothing."""
-    handler = _HANDLERS.get(action.do)
+    do = action.do
+    handler = _HANDLERS.get(do) if type(do) is str else None
     if handler is None:
-        raise IllegalAction("unknown_action", do=action.do)
+        raise IllegalAction("unknown_action", do=do)
     out: list[Event] = []
     handler(state, action, out)
     return out
@@ -84,8 +105,12 @@ def apply(state: GameState, action: Action) -> list[Event]:
 # -- checks shared by every game action ------------------------------------
 
 
+# Seats, targets and `to` must be plain ints: `type(x) is int` is the cheapest check
+# and refuses True (an int to Python, which would act as seat 1), floats, str, bytes...
+
+
 def _check_seat(state: GameState, seat: int | None, key: str = "seat") -> int:
-    if seat is None or not 1 <= seat <= state.n:
+    if type(seat) is not int or not 1 <= seat <= state.n:
         raise IllegalAction("no_such_seat", number=seat)
     return seat
 
@@ -93,7 +118,7 @@ def _check_seat(state: GameState, seat: int | None, key: str = "seat") -> int:
 def _check_actor(state: GameState, seat: int | None) -> int:
     """R14: the game runs, the seat exists, is present, alive and has not passed."""
     if (
-        state.running and seat is not None and 0 < seat <= state.n
+        state.running and type(seat) is int and 0 < seat <= state.n
         and state.alive[seat] and not state.passed[seat] and not state.left[seat]
     ):
         return seat  # the common case, checked in one go
@@ -125,7 +150,7 @@ def _check_power(state: GameState, seat: int, power: str) -> None:
 def _check_target(state: GameState, seat: int, power: str, target: int,
                   key: str = "target") -> None:
     """R14: alive and not oneself — except `protect` (self allowed) and `revive` (dead)."""
-    if not 1 <= target <= state.n:
+    if type(target) is not int or not 1 <= target <= state.n:
         raise IllegalAction("no_such_seat", number=target)
     if power == REVIVE:
         if state.alive[target]:
@@ -153,7 +178,7 @@ def _vote(state: GameState, action: Action, out: list[Event]) -> None:
         _check_power(state, seat, VOTE)  # R20, R24: everyone by day, the TRUSIS by night
     target = action.target
     if target is not None and not (
-        0 < target <= state.n and state.alive[target] and target != seat
+        type(target) is int and 0 < target <= state.n and state.alive[target] and target != seat
     ):
         _check_target(state, seat, VOTE, target)  # raises with the precise reason
     if day:
@@ -263,6 +288,8 @@ def _timeout(state: GameState, action: Action, out: list[Event]) -> None:
     """R12: the timer ran out; everyone still deciding passes with their choices."""
     if not state.running:
         raise IllegalAction("timeout_finished")
+    if action.seat is not None:  # a timeout needs no seat; one that names none is refused
+        _check_seat(state, action.seat)
     late = [s for s in range(1, state.n + 1) if state.alive[s] and not state.passed[s]]
     for seat in late:
         state.passed[seat] = True
@@ -310,7 +337,9 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
     seat = _check_seat(state, action.seat)
     if not state.left[seat]:
         raise IllegalAction("not_left", seat=seat)
-    by = action.by or "bot"
+    by = "bot" if action.by is None else clean_name(action.by)  # D9, as chat
+    if by is None:
+        raise IllegalAction("bad_name")
     state.left[seat] = False
     state.derive_present()
     state.bots[seat] = by == "bot"
@@ -325,18 +354,24 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
     if state.left[seat]:
         raise IllegalAction("actor_left", seat=seat)
     # D9: line breaks, tabs and control characters become single spaces, so that a
-    # message can never pass for a system announcement on its own line.
-    text = " ".join("".join(c if c.isprintable() else " " for c in action.text or "").split())
+    # message can never pass for a system announcement on its own line. The length
+    # is checked while cleaning, so a huge text is given up without being copied.
+    raw = action.text
+    if raw is None:
+        raw = ""
+    elif type(raw) is not str:
+        raise IllegalAction("not_text")
+    text = clean_line(raw, MAX_MESSAGE)
+    if text is None:
+        raise IllegalAction("message_too_long", limit=MAX_MESSAGE)
     if not text:
         raise IllegalAction("empty_message")
-    if len(text) > MAX_MESSAGE:
-        raise IllegalAction("message_too_long", limit=MAX_MESSAGE)
     to = action.to
     if to is None:
         state.chat.append((state.seq + 1, state.kind, state.number, seat, 0, text))
         state.emit(out, "said", {"seat": seat, "text": text})
         return
-    if not 1 <= to <= state.n:
+    if type(to) is not int or not 1 <= to <= state.n:
         raise IllegalAction("no_such_seat", number=to)
     if to == seat:
         raise IllegalAction("whisper_self")

@@ -9,7 +9,6 @@ hidden); several print the aggregate by statistic id (R63).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Annotated, NoReturn
@@ -19,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from trusis.cli.common import fail, read_record
+from trusis.cli.common import echo, fail, json_text, read_record
 from trusis.rules.errors import RecordError
 from trusis.rules.i18n import LANGUAGES
 from trusis.stats.aggregate import Aggregate, aggregate
@@ -158,7 +157,7 @@ def stats_command(
     if len(scored) == 1:
         record, stats = scored[0]
         if as_json:
-            typer.echo(json.dumps(stats.as_json(lang), ensure_ascii=False))
+            echo(json_text(stats.as_json(lang)))  # strict JSON: a clock overflow is null
             return
         console = _console(len(record.players))
         for table in game_tables(stats, lang):
@@ -168,7 +167,7 @@ def stats_command(
         return
     history = aggregate((stats.stored() for _record, stats in scored), DECLARATION)
     if as_json:
-        typer.echo(json.dumps(history.as_json(lang), ensure_ascii=False))
+        echo(json_text(history.as_json(lang)))
         return
     console = _console(len(history.players))
     for table in _aggregate_tables(history, lang):

@@ -12,7 +12,6 @@ power: a Human's `powers_used` shows "-", not 0 (R62).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +37,7 @@ from trusis.rules.roles import (
 from trusis.rules.victory import DRAW
 from trusis.stats.declaration import Declaration, shipped_declaration
 from trusis.stats.sheet import GameStats
-from trusis.table.record import Record
+from trusis.table.record import Record, seconds
 from trusis.table.table import Table
 
 # value_labels of stats.json: role 40 (the order of docs/rules.md §2), team 41, winning_team 12.
@@ -64,10 +63,6 @@ _TABLE_COUNTERS = (
 )
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def score(record: Record, times: Sequence[float | None] | None = None,
           decl: Declaration | None = None) -> GameStats:
     """Every Trusis statistic of `record` (finished or not), with the action clock `times`
@@ -76,7 +71,7 @@ def score(record: Record, times: Sequence[float | None] | None = None,
         times = record.times
     raw: Any = record.extra.get("started_at")
     # Like each action's `t`, an unusable clock is no clock rather than an error.
-    started = float(raw) if _number(raw) and math.isfinite(raw) else None
+    started = seconds(raw)  # 10**400 or 1e999 included
     fold = _Fold(record, decl or shipped_declaration(),
                  None if started is None else float(started))
     for index in range(len(record.actions)):

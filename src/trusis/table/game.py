@@ -25,7 +25,8 @@ class Game:
                  deal: Sequence[str] | None = None) -> None:
         self.state: GameState = new_game(players, seed, custom, deal)
         self.record = Record(
-            list(players), seed, dict(custom) if custom is not None else None,
+            # The names as new_game cleaned them (D9), so the record holds what was played.
+            self.state.names[1:], seed, dict(custom) if custom is not None else None,
             list(self.state.roles[1:]), [],
         )
 
