@@ -108,13 +108,13 @@ def test_refusals_are_shown_in_french() -> None:
     wrong = IllegalAction("wrong_phase_day", power="sweep").message("fr")
     assert capital(wrong) in out
     assert "Il n'y a pas de siège 99" in out
-    assert "Vous êtes Balayeur" in out
+    assert "Vous êtes le Balayeur" in out
     assert "only the" not in out and "You are" not in out
 
 
 def test_italian_names_roles_and_commands() -> None:
     _session, out, _status = play(["vota 4", *["passa"] * 100], lang="it")
-    assert "Il tuo ruolo: Spazzino" in out
+    assert "Sei lo Spazzino" in out
     assert "(posto 4)" in out
     assert "Tutti i ruoli, svelati" in out
 

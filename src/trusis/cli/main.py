@@ -1,7 +1,8 @@
-"""The `trusis` command: replay records (and, as they land, stats and simulate)."""
+"""The `trusis` command: play, replay records, score games, simulate tables."""
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated
 
 import typer
@@ -13,17 +14,44 @@ from trusis.stats.cli import stats_command
 from trusis.table.game import replay
 from trusis.table.result import result_document, result_text
 
+DESCRIPTION = ("Trusis, the social-deduction game: play a game in the terminal against bots, "
+               "replay records, score games, simulate tables.")
+
 app = typer.Typer(
-    help="Trusis, the social-deduction game: replay records, score games, simulate tables.",
+    help=DESCRIPTION,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def package_version() -> str:
+    """The installed version of Trusis."""
+    try:
+        return version("trusis")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"trusis {package_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
-    """Trusis, the social-deduction game: replay records, score games, simulate tables."""
+def _root(
+    _version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                           help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Trusis, the social-deduction game: play a game in the terminal against bots, replay
+    records, score games, simulate tables."""
+
+
+app.command("play")(play_command)  # first: what a newcomer is looking for
 
 
 @app.command("replay")
@@ -46,7 +74,6 @@ def replay_command(
 
 
 app.command("stats")(stats_command)
-app.command("play")(play_command)
 app.command("simulate")(simulate_command)
 
 

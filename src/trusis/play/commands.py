@@ -26,8 +26,8 @@ IRREVERSIBLE: Final = frozenset({SWEEP, FORESEE, KAMIKAZE_STRIKE, REVIVE})
 # Every command, in the order help lists them; and short English forms.
 COMMANDS: Final = (
     "vote", "unvote", "illusion", "sweep", "protect", "extra", "kamikaze", "revive",
-    "foresee", "pass", "say", "whisper", "table", "role", "notes", "note", "votes", "log",
-    "help", "quit",
+    "foresee", "pass", "say", "whisper", "table", "role", "roles", "notes", "note", "votes",
+    "log", "help", "quit",
 )
 SHORT: Final[dict[str, str]] = {
     "v": "vote", "p": "pass", "s": "say", "w": "whisper", "t": "table", "h": "help",

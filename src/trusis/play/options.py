@@ -1,7 +1,10 @@
 """The settings of one game of `trusis play`: table, seat, names, set, bots, language.
 
-Everything left unsaid is drawn from the seed, so `--seed` alone replays the
-same table: the seat, the bots' names and the deal.
+The deal's seed is a secret: it gives away every role. So it comes from `secrets`
+and is never shown, unless the person asked for a reproducible game with `--seed`
+(then the screen says so). The person's seat and the bots' names come from a second,
+independent draw (`table_seed`), so that nothing the person sees can be traced back
+to the deal.
 """
 
 from __future__ import annotations
@@ -45,10 +48,16 @@ class PlayOptions:
     record: Path | None = None
     delay: float = 0.0
     color: bool = True
+    table_seed: int = 0
+    """Draws the bots' names (and, in `trusis play`, the seat): never the deal's seed."""
+    seed_given: bool = False
+    """Whether the person chose the deal's seed (`--seed`): only then is it shown."""
+    overwrite: bool = False
+    """Whether `record` already exists and the person agreed to replace it."""
 
     def names(self) -> list[str]:
         """Every seat's name: the person's, and pleasant distinct names for the bots."""
-        return table_names(self.players, self.seat, self.name, self.seed)
+        return table_names(self.players, self.seat, self.name, self.table_seed)
 
 
 def check_set(players: int, seed: int, custom: dict[str, int] | None, lang: str) -> None:
@@ -69,19 +78,22 @@ def check_players(players: int) -> None:
 
 
 def new_seed() -> int:
-    """A fresh seed, shown to the player so the game can be played again."""
+    """A fresh, unpredictable seed (for the deal, or for the table's names and seat)."""
     return secrets.randbelow(2**31)
 
 
-def draw_seat(players: int, seed: int) -> int:
-    """The person's seat when none is asked for: drawn from the seed."""
-    return random.Random(f"trusis-play-seat:{seed}").randint(1, players)
+def draw_seat(players: int, table_seed: int) -> int:
+    """The person's seat when none is asked for: drawn from the table's own seed."""
+    return random.Random(f"trusis-play-seat:{table_seed}").randint(1, players)
 
 
-def table_names(players: int, seat: int, name: str, seed: int) -> list[str]:
-    """The person at `seat`, the bots elsewhere, every name distinct (ignoring case)."""
+def table_names(players: int, seat: int, name: str, table_seed: int) -> list[str]:
+    """The person at `seat`, the bots elsewhere, every name distinct (ignoring case).
+
+    Drawn from `table_seed`, which is independent of the deal's seed: names drawn
+    from the deal's seed would let a player find the seed, and so every role."""
     pool = [n for n in BOT_NAMES if n.lower() != name.lower()]
-    random.Random(f"trusis-play-names:{seed}").shuffle(pool)
+    random.Random(f"trusis-play-names:{table_seed}").shuffle(pool)
     names: list[str] = []
     for s in range(1, players + 1):
         names.append(name if s == seat else pool.pop())

@@ -28,7 +28,7 @@ Notebook = dict[int, list[str]]
 def chip(view: View, t: Texts) -> Text:
     """The permanent "You are the Sweeper" chip (docs/ux.md: players forget their role)."""
     style = "bold reverse" if view["team"] != "TRUSIS" else "bold reverse red"
-    text = Text(f" {t('you_are', role=view['role'])} ", style=style)
+    text = Text(f" {t('you_are.' + view['role'])} ", style=style)
     if not _me(view)["alive"]:
         text.append(" ☠", style="bold")
     return text
@@ -187,7 +187,7 @@ def role_card(view: View, t: Texts) -> Panel:
     """Role, team and goal, powers, what the seat knows from the start, the table."""
     role = view["role"]
     lines: list[RenderableType] = [
-        Text(t("you_are", role=role), style="bold"),
+        Text(t(f"you_are.{role}"), style="bold"),
         Text(t(f"team.{ROLES[role].team}"), style="bold"),
         Text(t(f"goal.{ROLES[role].team}")),
         Text(t(f"power.{role}")),
@@ -198,6 +198,56 @@ def role_card(view: View, t: Texts) -> Panel:
             f"{t.seat(s)}: {_fact(view, s, t)}" for s in allies), style="yellow"))
     lines.append(Text(t("composition", roles=composition(view, t)), style="dim"))
     return Panel(Group(*lines), title=t("role_title"), expand=False)
+
+
+def find_role(wanted: str, t: Texts) -> str | None:
+    """The role named by `wanted`: its id, or its name in the player's language or English
+    (any case; the start of a name when only one role starts so)."""
+    key = " ".join(wanted.replace("_", " ").split()).casefold()
+    if not key:
+        return None
+    names = {r: {ROLES[r].name(t.lang).casefold(), ROLES[r].name("en").casefold(),
+                 r.replace("_", " ").casefold()} for r in ROLES}
+    exact = [r for r, forms in names.items() if key in forms]
+    if exact:
+        return exact[0]
+    starts = [r for r, forms in names.items() if any(f.startswith(key) for f in forms)]
+    return starts[0] if len(starts) == 1 else None
+
+
+def in_game(view: View, role: str) -> int:
+    """How many seats of this game hold `role` (public: the composition)."""
+    count: int = view["composition"].get(role, 0)
+    return count
+
+
+def any_role_card(role: str, view: View, t: Texts) -> Panel:
+    """What any role is and does: team, goal, power, and how many this game holds."""
+    team = ROLES[role].team
+    lines: list[RenderableType] = [
+        Text(f"{t('col_team')}: {t(f'team_short.{team}')}", style="bold"),
+        Text(t(f"goal.{team}")),
+        Text(t(f"power.{role}")),
+        Text(t("in_this_game", count=in_game(view, role)), style="dim"),
+    ]
+    return Panel(Group(*lines), title=t.role(role), expand=False)
+
+
+def roles_overview(view: View, t: Texts) -> Table:
+    """Every role of Trusis in the order of the role table, the person's own marked."""
+    table = Table(title=t("all_roles_title"), header_style="bold", show_lines=False)
+    table.add_column(t("col_role"), no_wrap=True)
+    table.add_column(t("col_team"), no_wrap=True)
+    table.add_column(t("col_power"), ratio=1)
+    table.add_column(t("col_here"), justify="right")
+    for role in ROLES:
+        team = ROLES[role].team
+        name = t.role(role) + (" " + t("you_mark") if role == view["role"] else "")
+        table.add_row(name, t(f"team_short.{team}"), t(f"power.{role}"),
+                      str(in_game(view, role) or "·"),
+                      style="bold" if role == view["role"] else "")
+    table.caption = t("roles_hint")
+    return table
 
 
 def has_power(view: View) -> bool:

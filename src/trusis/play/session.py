@@ -26,11 +26,14 @@ from trusis.play.endgame import show_end
 from trusis.play.journal import Journal, Line
 from trusis.play.options import PlayOptions
 from trusis.play.screen import (
+    any_role_card,
     board,
     choice_parts,
+    find_role,
     has_power,
     notebook_table,
     role_card,
+    roles_overview,
     status,
     tally,
     vote_grid,
@@ -38,7 +41,7 @@ from trusis.play.screen import (
 from trusis.play.screen import choices as choices_line
 from trusis.play.table import ROUNDS_PER_COMMAND, TableDriver, TableGame, seat_bots
 from trusis.play.terminal import Terminal
-from trusis.play.text import Texts, capital
+from trusis.play.text import Texts, capital, sentence
 from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import ILLUSION, VOTE
@@ -71,6 +74,7 @@ class Session:
         self.shown_phase: tuple[str, int] | None = None
         self.was_alive = True
         self.changed = True  # whether the status line is worth printing again
+        self.bots_may_move = True  # false after a line that asked or failed: the table waits
 
     # -- the loop -------------------------------------------------------------
 
@@ -108,7 +112,9 @@ class Session:
 
     def intro(self) -> None:
         c, t, opts = self.console, self.t, self.options
-        c.print(Text(t("welcome", players=opts.players, seed=opts.seed), style="bold"))
+        c.print(Text(t("welcome", players=opts.players), style="bold"))
+        if opts.seed_given:  # a reproducible game the person asked for; else the seed is secret
+            c.print(Text(t("seed_given", seed=opts.seed), style="dim"))
         c.print(role_card(self.view(), t))
         c.print(Text(t("how_to"), style="dim"))
         self.banner(Line("banner", t("banner_day", number=1), ""))
@@ -138,8 +144,14 @@ class Session:
         self.console.rule(Text(f" {line.text} ", style=style))
 
     def prompt_turn(self) -> None:
-        """Bots answer, the screen updates, the person types one command."""
-        self.driver.react(ROUNDS_PER_COMMAND)
+        """Bots answer, the screen updates, the person types one command.
+
+        The bots answer only a line that did something at the table (an action the
+        engine took, or a chat message): help, a role's description, a typo, an
+        empty line or a refused action leave the table as it was."""
+        if self.bots_may_move:
+            self.driver.react(ROUNDS_PER_COMMAND)
+        self.bots_may_move = False
         self.flush()
         if not self.active():
             return
@@ -201,8 +213,11 @@ class Session:
         if alive:
             self.console.print(Text(self.t("back_to_life"), style="bold green"))
             return
+        if not self.game.state.running:  # died at the very end: there is nothing to watch
+            self.console.print(Text(self.t("you_died_at_end"), style="bold red"))
+            return
         self.console.print(Text(self.t("you_died"), style="bold red"))
-        if self.terminal.interactive and self.game.state.running:
+        if self.terminal.interactive:
             self.ask(self.t("press_enter"))
 
     def pause(self) -> None:
@@ -228,7 +243,7 @@ class Session:
         try:
             command = parse(line, t)
         except CommandError as err:
-            self.console.print(Text("✗ " + t(err.key, **err.params), style="bold red"))
+            self.refuse(t(err.key, **err.params))
             return
         if command is None:
             self.console.print(board(self.view(), t, self.notebook))
@@ -244,9 +259,14 @@ class Session:
         try:
             self.driver.play_for(action)
         except IllegalAction as err:
-            self.console.print(Text("✗ " + self.t.refusal(err), style="bold red"))
+            self.refuse(self.t.refusal(err))
             return False
+        self.bots_may_move = True
         return True
+
+    def refuse(self, text: str) -> None:
+        """Why a line did nothing, as one sentence (every refusal ends with a full stop)."""
+        self.console.print(Text("✗ " + sentence(text), style="bold red"))
 
     def do_power(self, command: Command) -> None:
         do = POWERS.get(command.name, command.name)
@@ -295,7 +315,7 @@ class Session:
     def do_note(self, command: Command) -> None:
         seat = command.target or 0
         if not 1 <= seat <= self.options.players:
-            self.console.print(Text("✗ " + self.t("no_such_seat", number=seat), style="red"))
+            self.refuse(self.t("no_such_seat", number=seat))
             return
         notes = self.notebook.setdefault(seat, [])
         if command.text in ("-", "--"):
@@ -310,8 +330,21 @@ class Session:
     def do_table(self, _command: Command) -> None:
         self.console.print(board(self.view(), self.t, self.notebook))
 
-    def do_role(self, _command: Command) -> None:
-        self.console.print(role_card(self.view(), self.t))
+    def do_role(self, command: Command) -> None:
+        """`role`: the person's own card; `role NAME`: what any role is and does."""
+        if not command.args:
+            self.console.print(role_card(self.view(), self.t))
+            return
+        wanted = " ".join(command.args)
+        role = find_role(wanted, self.t)
+        if role is None:
+            self.refuse(self.t("no_such_role", name=wanted))
+            return
+        self.console.print(any_role_card(role, self.view(), self.t))
+
+    def do_roles(self, _command: Command) -> None:
+        """Every role of the game: team, power, and how many this table holds."""
+        self.console.print(roles_overview(self.view(), self.t))
 
     def do_votes(self, _command: Command) -> None:
         self.console.print(vote_grid(self.journal, self.view(), self.t))

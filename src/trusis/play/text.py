@@ -68,3 +68,9 @@ class Texts:
 def capital(text: str) -> str:
     """The text with its first letter in upper case (rendered codes start lower-case)."""
     return text[:1].upper() + text[1:]
+
+
+def sentence(text: str) -> str:
+    """The text as a sentence: a capital first, a full stop last (unless it ends in one)."""
+    text = capital(text.strip())
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
