@@ -10,6 +10,7 @@ import typer
 from trusis.cli.common import echo, json_text, read_record, seat_option
 from trusis.lab.cli import simulate_command
 from trusis.play.cli import play_command
+from trusis.server.cli import serve_command
 from trusis.stats.cli import stats_command
 from trusis.table.game import replay
 from trusis.table.result import result_document, result_text
@@ -52,6 +53,7 @@ def _root(
 
 
 app.command("play")(play_command)  # first: what a newcomer is looking for
+app.command("serve")(serve_command)
 
 
 @app.command("replay")

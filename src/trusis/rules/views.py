@@ -124,14 +124,16 @@ def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
     return {str(k): v for k, v in votes.items()}, counts
 
 
-def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
+def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
+               chat: bool = True) -> dict[str, Any]:
     """Add to the shared fields what this one seat may see, field by field."""
     data = dict(public)
     data["seat"] = seat
     data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
     if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
         data["votes"], data["vote_counts"] = _tallied(visible_votes(state, seat))  # R24
-    data["chat"] = readable_chat(state, seat)
+    if chat:
+        data["chat"] = readable_chat(state, seat)
     if seat is None:
         data["known"] = (
             {} if state.running else {str(s): state.roles[s] for s in range(1, state.n + 1)}
@@ -153,8 +155,11 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any]) -> di
     return data
 
 
-def view(state: GameState, seat: int | None) -> dict[str, Any]:
+def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any]:
     """Everything `seat` may know now; `None` gives the public (spectator) view.
+
+    `chat=False` leaves out the chat lines, for a client that already has them from
+    the `said` and `whispered` events of its stream (the server's live updates).
 
     The public part is reused while no event has happened (bots ask for a view
     every turn), so treat views as read-only: serialise them, don't edit them.
@@ -168,7 +173,7 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
     cached = state.memo.get("public view")
     if cached is None or cached[0] != state.seq:
         cached = state.memo["public view"] = (state.seq, _public_part(state))
-    return _seat_part(state, seat, cached[1])
+    return _seat_part(state, seat, cached[1], chat)
 
 
 def all_views(state: GameState) -> dict[int, dict[str, Any]]:

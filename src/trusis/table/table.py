@@ -171,13 +171,14 @@ class Table(Game):
             out.append({"seq": position, "code": event.code, "params": dict(event.params)})
         return out
 
-    def snapshot(self, seat: int | None) -> dict[str, Any]:
+    def snapshot(self, seat: int | None, chat: bool = True) -> dict[str, Any]:
         """Everything `seat` may know now: its view, whose `seq` is its stream length.
 
         A fresh copy: `view` shares its public part between seats (it is built once),
         and a snapshot handed to one reader must share nothing with another's.
+        `chat=False` leaves the chat lines out (the events carry them).
         """
-        snap: dict[str, Any] = fresh(view(self.state, seat))
+        snap: dict[str, Any] = fresh(view(self.state, seat, chat))
         return snap
 
 

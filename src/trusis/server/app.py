@@ -1,0 +1,130 @@
+"""The ASGI app: start-up (migrations, restoring games), routes, the page and its headers."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Query, Request, Response
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from trusis.rules.errors import SetupError
+from trusis.rules.i18n import LANGUAGES, catalogue
+from trusis.rules.roles import ROLES
+from trusis.server import lobby, ws
+from trusis.server.balance import Balance
+from trusis.server.config import Settings, secret_key
+from trusis.server.errors import LobbyError
+from trusis.server.hub import Hub, setup_refusal
+from trusis.server.identity import Identity
+from trusis.server.options import TableOptions
+from trusis.server.protocol import schema
+from trusis.server.store import Store
+from trusis.stats.display import _words
+
+log = logging.getLogger("trusis.server")
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
+
+def web_folder() -> str:
+    return str(resources.files("trusis").joinpath("web"))
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    if not settings.secret:
+        settings.secret = secret_key()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(settings.database_url)
+        await store.migrate()
+        hub = Hub(store, settings.bot_pace)
+        app.state.store = store
+        app.state.hub = hub
+        app.state.identity = Identity(store, settings.secret, settings.secure_cookies)
+        app.state.balance = Balance(settings.balance_games)
+        await hub.restore()
+        log.info("trusis serve: %d tables restored", len(hub.rooms))
+        try:
+            yield
+        finally:
+            await hub.close()
+            app.state.balance.close()
+            await store.close()
+
+    app = FastAPI(title="Trusis", version="1", lifespan=lifespan,
+                  description="The Trusis game server: lobby over HTTP, play over one "
+                              "WebSocket per client (docs/protocol.md).")
+    app.state.settings = settings
+    app.include_router(lobby.router)
+    app.include_router(ws.router)
+    app.add_exception_handler(LobbyError, lobby.lobby_error)
+
+    @app.middleware("http")
+    async def headers(request: Request,
+                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        if request.url.path.startswith("/api/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.get("/api/protocol.schema.json")
+    async def protocol_schema() -> dict[str, Any]:
+        """The JSON Schema of every WebSocket message, generated from the models."""
+        return schema()
+
+    @app.get("/api/i18n/{lang}")
+    async def i18n(lang: str) -> dict[str, Any]:
+        """The catalogues a client renders codes with: messages, role names, statistics."""
+        if lang not in LANGUAGES:
+            raise LobbyError(404, "no_such_language", f"no catalogue for {lang!r}",
+                             languages=list(LANGUAGES))
+        words = {k: v.get(lang, v["en"]) for k, v in _words().items()}
+        return {"lang": lang, "messages": dict(catalogue(lang)),
+                "roles": {r: {"name": ROLES[r].name(lang), "team": ROLES[r].team}
+                          for r in ROLES},
+                "stats": words}
+
+    @app.get("/api/balance")
+    async def balance(request: Request, players: int = Query(..., ge=1, le=100),
+                      set: str = Query('{"standard": true}', max_length=2000)) -> Response:
+        """Each team's chances for this set and size, by the balance lab (heuristic bots)."""
+        try:
+            data = json.loads(set)
+            custom = data.get("custom") if isinstance(data, dict) else None
+            if custom is not None and not isinstance(custom, dict):
+                raise ValueError
+        except ValueError:
+            raise LobbyError(422, "bad_set", "set is JSON: {\"standard\": true} or "
+                                             "{\"custom\": {...}}") from None
+        options = TableOptions(seats=players, custom=custom)
+        try:
+            options.check()
+        except SetupError as err:
+            raise setup_refusal(err) from None
+        except (TypeError, ValueError):
+            raise LobbyError(422, "bad_set", "role counts are whole numbers") from None
+        estimate: dict[str, Any] = request.app.state.balance.get(players, options.custom)
+        return JSONResponse(estimate)
+
+    folder = web_folder()
+    app.mount("/static", StaticFiles(directory=folder, check_dir=False), name="static")
+
+    async def page() -> FileResponse:
+        return FileResponse(f"{folder}/index.html", media_type="text/html")
+
+    app.get("/", include_in_schema=False)(page)
+    app.get("/t/{table_id}", include_in_schema=False)(page)
+    return app

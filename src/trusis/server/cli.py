@@ -1,0 +1,41 @@
+"""`trusis serve`: the game server, on embedded SQLite unless told otherwise."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+from sqlalchemy.engine import make_url
+
+from trusis.server.config import Settings, default_database_url
+
+
+def serve_command(
+    host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port to listen on.")] = 8000,
+    database: Annotated[str | None, typer.Option(
+        "--database", help="Database URL: sqlite:///path or postgresql://user@host/db. "
+                           "Default: an SQLite file in your data folder.")] = None,
+    origin: Annotated[list[str] | None, typer.Option(
+        "--origin", help="Another origin allowed to open WebSockets (e.g. behind a proxy).")
+    ] = None,
+    bot_pace: Annotated[float, typer.Option(
+        "--bot-pace", help="Bots' thinking time: 1 is a human pace, 0 instant.")] = 1.0,
+    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning")] = "info",
+) -> None:
+    """Start the game server: play Trusis together in the browser."""
+    import uvicorn
+
+    from trusis.server.app import create_app
+
+    url = database or default_database_url()
+    settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
+                        bot_pace=max(0.0, bot_pace))
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    kept = make_url(settings.database_url).render_as_string(hide_password=True)
+    typer.echo(f"Trusis: open http://{shown}:{port}/ in your browser to play "
+               f"(games are kept in {kept}). Ctrl+C stops the server.")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
+                ws="websockets-sansio", ws_max_size=settings.max_frame)

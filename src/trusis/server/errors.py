@@ -1,0 +1,19 @@
+"""The lobby's refusals: a stable code, parameters, an HTTP status and a sentence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LobbyError(Exception):
+    """A lobby request that cannot be done; the HTTP answer says why, as data."""
+
+    def __init__(self, status: int, code: str, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.params = params
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, "params": self.params, "message": self.message}

@@ -1,0 +1,247 @@
+"""The server's tables: creating them, seating people and bots, starting games.
+
+The hub owns the rooms of one process. Open and running tables live in memory
+(and in the store, which is the truth after a restart); a finished table is
+read back from the store when someone opens its end screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+import time
+from typing import Any
+
+from trusis.bots.registry import UnknownBot, available_kinds
+from trusis.play.options import BOT_NAMES
+from trusis.rules.errors import SetupError
+from trusis.server.errors import LobbyError
+from trusis.server.options import TableOptions
+from trusis.server.restore import load_room, record_of
+from trusis.server.room import Room, Seat
+from trusis.server.store import Player, Store, new_id
+from trusis.table.record import Record
+from trusis.table.table import Table
+
+
+def setup_refusal(err: SetupError) -> LobbyError:
+    """The engine's R1/R4–R6 refusal as a lobby answer, with its code and parameters."""
+    return LobbyError(422, f"setup.{err.code}", str(err), **err.params)
+
+
+class Hub:
+    def __init__(self, store: Store, pace: float = 1.0) -> None:
+        self.store = store
+        self.pace = pace
+        self.rooms: dict[str, Room] = {}
+        self.finished: dict[str, Room] = {}
+        self.lock = asyncio.Lock()
+
+    async def restore(self) -> None:
+        """Load every open and running table; running games carry on (timers included)."""
+        for row in await self.store.table_rows(("open", "running")):
+            room = await load_room(self.store, row, self.pace)
+            self.rooms[room.id] = room
+            if room.status == "running":
+                room.start_running()
+
+    async def close(self) -> None:
+        for room in self.rooms.values():
+            await room.stop()
+
+    # -- finding tables -------------------------------------------------------
+
+    def public(self) -> list[Room]:
+        return [r for r in self.rooms.values()
+                if not r.options.private and r.status in ("open", "running")]
+
+    async def room(self, table_id: str, player_id: str | None = None,
+                   invite: str | None = None) -> Room:
+        """The table, if the caller may see it: public, or private with its invite link,
+        or private and the caller is its host or has a seat."""
+        room = self.rooms.get(table_id) or self.finished.get(table_id)
+        if room is None:
+            row = await self.store.table_row(table_id)
+            if row is None:
+                raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+            room = await load_room(self.store, row, self.pace)
+            self.finished[table_id] = room
+        if room.options.private and not (
+            (invite is not None and secrets.compare_digest(invite, room.invite))
+            or player_id == room.host_id
+            or (player_id is not None and room.seat_of(player_id) is not None)
+        ):
+            raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+        return room
+
+    # -- the lobby ------------------------------------------------------------
+
+    async def create(self, host: Player, name: str, options: TableOptions) -> Room:
+        try:
+            options.check()
+        except SetupError as err:
+            raise setup_refusal(err) from None
+        table_id = new_id(10)
+        room = Room(table_id, name, host.id, host.name, options, new_id(16), self.store,
+                    self.pace)
+        await self.store.new_table(table_id, name, host.id, options.public(), room.invite,
+                                   options.private)
+        self.rooms[table_id] = room
+        return room
+
+    @staticmethod
+    def _open(room: Room) -> None:
+        if room.status != "open":
+            raise LobbyError(409, "already_started", "the game has already started")
+
+    @staticmethod
+    def _host(room: Room, player: Player) -> None:
+        if player.id != room.host_id:
+            raise LobbyError(403, "not_host", "only the table's host can do this")
+
+    @staticmethod
+    def _free(room: Room, seat: int | None) -> int:
+        if seat is None:
+            for number in range(1, room.options.seats + 1):
+                if number not in room.seats:
+                    return number
+            raise LobbyError(409, "table_full", "every seat is taken")
+        if not 1 <= seat <= room.options.seats:
+            raise LobbyError(422, "no_such_seat", f"there is no seat {seat} at this table",
+                             seat=seat, seats=room.options.seats)
+        if seat in room.seats:
+            raise LobbyError(409, "seat_taken", f"seat {seat} is taken", seat=seat)
+        return seat
+
+    async def sit(self, room: Room, player: Player, seat: int | None) -> int:
+        async with room.lock:
+            self._open(room)
+            current = room.seat_of(player.id)
+            if current is not None and (seat is None or seat == current):
+                return current
+            number = self._free(room, seat)
+            if current is not None:
+                del room.seats[current]
+                await self.store.free_seat(room.id, current)
+            room.seats[number] = Seat("person", player.name, player.id)
+            await self.store.set_seat(room.id, number, "person", player.name, player.id, None)
+        room.broadcast_table()
+        return number
+
+    async def stand(self, room: Room, player: Player) -> None:
+        async with room.lock:
+            self._open(room)
+            current = room.seat_of(player.id)
+            if current is None:
+                raise LobbyError(409, "not_seated", "you have no seat at this table")
+            del room.seats[current]
+            await self.store.free_seat(room.id, current)
+        room.broadcast_table()
+
+    def bot_name(self, room: Room) -> str:
+        taken = {s.name for s in room.seats.values()}
+        names = [n for n in BOT_NAMES if n not in taken] or [f"Bot {len(taken) + 1}"]
+        return random.SystemRandom().choice(names)
+
+    async def add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
+        self._host(room, player)
+        if kind not in available_kinds():
+            raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind,
+                             kinds=available_kinds())
+        async with room.lock:
+            self._open(room)
+            number = self._free(room, seat)
+            name = self.bot_name(room)
+            room.seats[number] = Seat("bot", name, None, kind)
+            await self.store.set_seat(room.id, number, "bot", name, None, kind)
+        room.broadcast_table()
+        return number
+
+    async def free(self, room: Room, player: Player, seat: int) -> None:
+        self._host(room, player)
+        async with room.lock:
+            self._open(room)
+            if seat not in room.seats:
+                raise LobbyError(409, "seat_empty", f"seat {seat} is empty", seat=seat)
+            del room.seats[seat]
+            await self.store.free_seat(room.id, seat)
+        room.broadcast_table()
+
+    async def program_seat(self, room: Room, player: Player, seat: int | None,
+                           name: str) -> tuple[int, str]:
+        """The host hands a seat to a program: a player of kind program, and its token."""
+        self._host(room, player)
+        program = await self.store.new_player(name, "program")
+        async with room.lock:
+            self._open(room)
+            number = self._free(room, seat)
+            room.seats[number] = Seat("program", name, program.id)
+            await self.store.set_seat(room.id, number, "program", name, program.id, None)
+        token = await self.store.new_token(program.id, "seat", room.id, number)
+        room.broadcast_table()
+        return number, token
+
+    async def start(self, room: Room, player: Player) -> None:
+        """Deal with a seed from `secrets` (never shown before the end) and begin Day 1."""
+        self._host(room, player)
+        async with room.lock:
+            self._open(room)
+            empty = [n for n in range(1, room.options.seats + 1) if n not in room.seats]
+            if empty:
+                raise LobbyError(409, "seats_empty", "every seat needs a person or a bot",
+                                 seats=empty)
+            seed = secrets.randbits(62)
+            names = [room.seats[n].name for n in range(1, room.options.seats + 1)]
+            now = time.time()
+            try:
+                table = Table(names, seed, room.options.custom, started_at=now)
+            except SetupError as err:
+                raise setup_refusal(err) from None
+            table.record.extra["table"] = {"id": room.id, "name": room.name}
+            room.table = table
+            room.status = "running"
+            room.deadline = now + room.options.day_seconds
+            await self.store.start(room.id, seed, names, list(table.state.roles[1:]), now,
+                                   room.deadline, room.phase_key())
+            room.seat_bots(secrets.randbits(31))
+        room.broadcast_table()
+        room.push()
+        room.start_running()
+
+    async def replace(self, room: Room, player: Player, seat: int, kind: str) -> None:
+        """R53: the host hands a departed seat to a bot."""
+        self._host(room, player)
+        if room.table is None or not room.table.state.running:
+            raise LobbyError(409, "not_running", "the game is not running")
+        if not 1 <= seat <= room.options.seats:
+            raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
+        if not room.table.state.left[seat] and seat not in room.away:
+            raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
+        if kind not in available_kinds():
+            raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
+        room.away.pop(seat, None)
+        await room.hand_to_bot(seat, kind)
+
+    # -- after the end ----------------------------------------------------------
+
+    async def record(self, room: Room) -> Record:
+        """The finished game's record; a running game's record is secret (seed, deal)."""
+        if room.status != "finished":
+            raise LobbyError(403, "game_running",
+                             "a game's record is secret until the game has ended")
+        row = await self.store.table_row(room.id)
+        assert row is not None
+        return record_of(row, await self.store.action_rows(room.id))
+
+
+def bot_kinds() -> list[str]:
+    try:
+        return available_kinds()
+    except UnknownBot:  # pragma: no cover - a broken plug-in hides only itself
+        return ["random", "heuristic"]
+
+
+def options_from_request(data: dict[str, Any]) -> TableOptions:
+    return TableOptions.from_json(json.loads(json.dumps(data)))

@@ -1,0 +1,217 @@
+"""The lobby over HTTP: guests, tables, seats, bots, the start, and finished games.
+
+Every route answers JSON; refusals are `{code, params, message}` with a 4xx
+status (errors.LobbyError), and those that come from the rules carry the
+engine's own codes (`setup.*`), which the clients render in their language.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from trusis.rules.errors import SetupError
+from trusis.rules.i18n import LANGUAGES
+from trusis.server.errors import LobbyError
+from trusis.server.hub import Hub, bot_kinds, setup_refusal
+from trusis.server.identity import Identity
+from trusis.server.models import BotIn, GuestIn, ProgramIn, ReplaceIn, SeatIn, SetCheckIn, TableIn
+from trusis.server.options import TableOptions
+from trusis.server.room import Room
+from trusis.stats.scoring import score
+from trusis.table.summary import summary
+from trusis.table.table import Table
+
+router = APIRouter(prefix="/api")
+
+
+def _hub(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+def _identity(request: Request) -> Identity:
+    identity: Identity = request.app.state.identity
+    return identity
+
+
+async def _viewer(request: Request) -> str | None:
+    owner = await _identity(request).owner(request)
+    return owner.player.id if owner else None
+
+
+@router.get("/health")
+async def health(request: Request) -> dict[str, Any]:
+    """Liveness, and the figures that say whether this process is loaded."""
+    hub = _hub(request)
+    rooms = hub.rooms.values()
+    return {"ok": True, "tables": len(hub.rooms),
+            "running": sum(1 for r in rooms if r.status == "running"),
+            "clients": sum(len(r.clients) for r in rooms)}
+
+
+@router.post("/guest")
+async def guest(body: GuestIn, request: Request, response: Response) -> dict[str, Any]:
+    """Sign in as a guest with a name: a cookie for the browser, a token for programs."""
+    player, token = await _identity(request).new_guest(body.name, response)
+    return {"player": {"id": player.id, "name": player.name, "kind": player.kind},
+            "token": token}
+
+
+@router.post("/logout")
+async def logout(request: Request, response: Response) -> dict[str, Any]:
+    await _identity(request).sign_out(request, response)
+    return {"ok": True}
+
+
+@router.get("/me")
+async def me(request: Request) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
+
+
+@router.get("/bots")
+async def bots() -> dict[str, Any]:
+    """The bot kinds this server offers: the built-in ones and `trusis.bots` plug-ins."""
+    return {"kinds": bot_kinds(), "default": "heuristic"}
+
+
+@router.post("/sets/check")
+async def check_set(body: SetCheckIn) -> dict[str, Any]:
+    """Whether a set can be dealt at a table size (R1, R4–R6), and the roles it deals."""
+    options = TableOptions(seats=body.seats, custom=body.set.counts())
+    try:
+        options.check()
+    except SetupError as err:
+        refusal = setup_refusal(err)
+        return {"ok": False, **refusal.body()}
+    return {"ok": True, "roles": options.composition()}
+
+
+@router.get("/tables")
+async def tables(request: Request) -> dict[str, Any]:
+    """The public tables that are open or running."""
+    viewer = await _viewer(request)
+    return {"tables": [r.info(viewer) for r in _hub(request).public()]}
+
+
+@router.post("/tables", status_code=201)
+async def create_table(body: TableIn, request: Request) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    name = body.name.strip()[:80] or "Trusis"
+    room = await _hub(request).create(player, name, body.options())
+    return room.info(player.id)
+
+
+async def _room(request: Request, table_id: str, invite: str | None) -> tuple[Room, str | None]:
+    viewer = await _viewer(request)
+    return await _hub(request).room(table_id, viewer, invite), viewer
+
+
+@router.get("/tables/{table_id}")
+async def table(table_id: str, request: Request,
+                invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    room, viewer = await _room(request, table_id, invite)
+    return room.info(viewer)
+
+
+@router.post("/tables/{table_id}/seats")
+async def sit(table_id: str, body: SeatIn, request: Request,
+              invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id, invite)
+    seat = await _hub(request).sit(room, player, body.seat)
+    return {"seat": seat, "table": room.info(player.id)}
+
+
+@router.delete("/tables/{table_id}/seats/mine")
+async def stand(table_id: str, request: Request) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id)
+    await _hub(request).stand(room, player)
+    return room.info(player.id)
+
+
+@router.post("/tables/{table_id}/bots")
+async def add_bot(table_id: str, body: BotIn, request: Request) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id)
+    seat = await _hub(request).add_bot(room, player, body.kind, body.seat)
+    return {"seat": seat, "table": room.info(player.id)}
+
+
+@router.delete("/tables/{table_id}/seats/{seat}")
+async def free_seat(table_id: str, seat: int, request: Request) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id)
+    await _hub(request).free(room, player, seat)
+    return room.info(player.id)
+
+
+@router.post("/tables/{table_id}/seats/{seat}/program")
+async def program_seat(table_id: str, seat: int, body: ProgramIn,
+                       request: Request) -> dict[str, Any]:
+    """The host hands a seat to a program: the token it plays that seat with."""
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id)
+    name = body.name.strip()[:32] or "Program"
+    number, token = await _hub(request).program_seat(room, player, seat, name)
+    return {"seat": number, "token": token, "table": room.info(player.id)}
+
+
+@router.post("/tables/{table_id}/seats/{seat}/replace")
+async def replace(table_id: str, seat: int, body: ReplaceIn, request: Request) -> dict[str, Any]:
+    """R53: the host hands a departed (or disconnected) seat to a bot."""
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id)
+    await _hub(request).replace(room, player, seat, body.kind)
+    return room.info(player.id)
+
+
+@router.post("/tables/{table_id}/start")
+async def start(table_id: str, request: Request) -> dict[str, Any]:
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id)
+    await _hub(request).start(room, player)
+    return room.info(player.id)
+
+
+@router.get("/tables/{table_id}/record")
+async def record(table_id: str, request: Request,
+                 invite: str | None = Query(None, max_length=64)) -> Response:
+    """The finished game's record (docs/record.md), as a download."""
+    room, _viewer_id = await _room(request, table_id, invite)
+    data = (await _hub(request).record(room)).to_dict()
+    return JSONResponse(data, headers={
+        "Content-Disposition": f'attachment; filename="trusis-{room.id}.json"'})
+
+
+@router.get("/tables/{table_id}/summary")
+async def end_screen(table_id: str, request: Request,
+                     invite: str | None = Query(None, max_length=64),
+                     lang: str = Query("en", max_length=5)) -> dict[str, Any]:
+    """The end screen: roles, vote grid, night timeline and statistics (R62 order, "-")."""
+    room, _viewer_id = await _room(request, table_id, invite)
+    record_ = await _hub(request).record(room)
+    table_ = Table.from_record(record_)
+    lang = lang if lang in LANGUAGES else "en"
+    stats = score(record_)
+    data = summary(table_)
+    players = sorted(stats.players)
+    columns = [{"name": r.name, "label": r.label}
+               for r in stats.players[players[0]].rows(lang, limited=False)] if players else []
+    data["stats"] = {
+        "table": [{"name": r.name, "label": r.label, "value": r.text}
+                  for r in stats.table.rows(lang, limited=False)],
+        "players": {"columns": columns, "rows": [
+            {"seat": s, "values": [r.text for r in stats.players[s].rows(lang, limited=False)]}
+            for s in players]},
+    }
+    return data
+
+
+def lobby_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LobbyError)
+    return JSONResponse(exc.body(), status_code=exc.status)

@@ -1,0 +1,66 @@
+"""A table's options, checked with the engine's own setup rules (R1, R3–R6)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS
+from trusis.rules.setup import check_custom_set, check_player_count, deal_roles
+from trusis.rules.state import COMPOSITION_ORDER
+
+DAY_SECONDS = (30, 3600)
+NIGHT_SECONDS = (15, 1800)
+GRACE_SECONDS = (5, 600)
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """What the host chose. `custom` None is the standard set (R2)."""
+
+    seats: int = 8
+    custom: dict[str, int] | None = None
+    day_seconds: int = 180
+    night_seconds: int = 90
+    private: bool = False
+    bots_take_over: bool = True
+    grace_seconds: int = 60
+
+    def check(self) -> None:
+        """Raise `SetupError` (R1, R4–R6: the engine's codes) for a table that cannot start."""
+        check_player_count(self.seats)
+        if self.custom is not None:
+            check_custom_set(self.seats, self.custom)
+        self.deal(0)  # R6 is checked on a deal: its composition does not depend on the seed
+
+    def deal(self, seed: int) -> list[str]:
+        return deal_roles(self.seats, seed, self.custom)
+
+    def composition(self) -> dict[str, int]:
+        """The roles this table will deal, by count (public, like every composition)."""
+        try:
+            counts = Counter(self.deal(0))
+        except ValueError:
+            return {}
+        return {role: counts[role] for role in COMPOSITION_ORDER if counts[role]}
+
+    def set_json(self) -> dict[str, Any]:
+        return {"standard": True} if self.custom is None else {"custom": dict(self.custom)}
+
+    def public(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["set"] = self.set_json()
+        del data["custom"]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableOptions:
+        custom = data.get("set", {}).get("custom")
+        return cls(seats=int(data["seats"]), custom=dict(custom) if custom is not None else None,
+                   day_seconds=int(data["day_seconds"]), night_seconds=int(data["night_seconds"]),
+                   private=bool(data["private"]), bots_take_over=bool(data["bots_take_over"]),
+                   grace_seconds=int(data["grace_seconds"]))
+
+
+__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "TableOptions"]

@@ -1,0 +1,333 @@
+"""One table of the server: its lobby, and once started its live game.
+
+A room is the single writer of its game: every action — a person's, a
+program's, a bot's or the timer's — goes through `submit`, under one lock, in
+this order: the table applies it, the store commits it (with the new deadline),
+then every connected client reads what its seat may now see, from the table's
+own views and streams, and only then does the sender get its `ack`. So a crash
+loses nothing acknowledged, and no byte about the game is built anywhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from trusis.bots.registry import create_bot
+from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.i18n import seat_label
+from trusis.rules.roles import DAY
+from trusis.server.botplay import BotPlay
+from trusis.server.clients import Client
+from trusis.server.options import TableOptions
+from trusis.server.protocol import dumps
+from trusis.server.ratelimit import Budget
+from trusis.server.store import Store
+from trusis.table.table import Outcome, Table
+
+log = logging.getLogger("trusis.server")
+
+EVENTS_KEPT_FOR_CATCH_UP = 2000
+"""A client further behind than this gets a fresh snapshot instead of the events."""
+ANSWERS_KEPT = 5000
+
+
+@dataclass
+class Seat:
+    """Who holds a seat: a person, a program or a bot (names are public)."""
+
+    kind: str  # person, program, bot
+    name: str
+    player_id: str | None = None
+    bot_kind: str | None = None
+
+
+@dataclass
+class Room:
+    """A table: lobby state, and its game once started."""
+
+    id: str
+    name: str
+    host_id: str
+    host_name: str
+    options: TableOptions
+    invite: str
+    store: Store
+    pace: float = 1.0
+    status: str = "open"
+    created_at: float = field(default_factory=time.time)
+    seats: dict[int, Seat] = field(default_factory=dict)
+    table: Table | None = None
+    deadline: float | None = None
+    clients: set[Client] = field(default_factory=set)
+    away: dict[int, float] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    answers: OrderedDict[tuple[str, str], dict[str, Any]] = field(default_factory=OrderedDict)
+    budgets: dict[str, Budget] = field(default_factory=dict)
+    bots: BotPlay | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+    # -- lobby facts ----------------------------------------------------------
+
+    def seat_of(self, player_id: str) -> int | None:
+        for number, seat in self.seats.items():
+            if seat.player_id == player_id and seat.kind != "bot":
+                return number
+        return None
+
+    def connected(self, seat: int) -> bool:
+        return any(c.seat == seat for c in self.clients)
+
+    def info(self, player_id: str | None = None) -> dict[str, Any]:
+        """The table as the lobby shows it to `player_id` (the invite for its host only)."""
+        seats = []
+        for number in range(1, self.options.seats + 1):
+            held = self.seats.get(number)
+            entry: dict[str, Any] = {"seat": number, "kind": None, "name": None}
+            if held is not None:
+                entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
+                             you=held.player_id is not None and held.player_id == player_id,
+                             connected=held.kind == "bot" or self.connected(number))
+            seats.append(entry)
+        data: dict[str, Any] = {
+            "id": self.id, "name": self.name, "status": self.status,
+            "host": {"id": self.host_id, "name": self.host_name},
+            "you_host": player_id == self.host_id,
+            "options": self.options.public(), "roles": self.options.composition(),
+            "seats": seats, "taken": len(self.seats), "created_at": self.created_at,
+            "spectators": sum(1 for c in self.clients if c.seat is None),
+            "deadline": self.deadline,
+        }
+        if player_id == self.host_id:
+            data["invite"] = self.invite
+        if self.table is not None and not self.table.state.running:
+            data["winner"] = self.table.state.winner
+        return data
+
+    # -- connections ----------------------------------------------------------
+
+    def join(self, client: Client) -> None:
+        self.clients.add(client)
+        if client.seat is not None:
+            self.away.pop(client.seat, None)
+        self.broadcast_table()
+
+    def part(self, client: Client) -> None:
+        self.clients.discard(client)
+        seat = client.seat
+        if seat is not None and self.status == "running" and not self.connected(seat):
+            self.away[seat] = time.time()  # shown as disconnected; the grace clock starts
+            self.wake.set()
+        self.broadcast_table()
+
+    def broadcast_table(self) -> None:
+        for client in list(self.clients):
+            client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+
+    def clock(self) -> dict[str, Any]:
+        return {"now": time.time(), "deadline": self.deadline}
+
+    def catch_up(self, client: Client, last_seq: int | None) -> None:
+        """After `hello`: the events missed since `last_seq`, or a fresh snapshot."""
+        table = self.table
+        if table is None:
+            return
+        length = table.stream_length(client.seat)
+        if last_seq is None or last_seq > length or length - last_seq > EVENTS_KEPT_FOR_CATCH_UP:
+            recent = table.events_after(client.seat, max(0, length - EVENTS_KEPT_FOR_CATCH_UP))
+            client.seq = length
+            client.send(dumps({"type": "snapshot", "seq": length,
+                               "view": table.snapshot(client.seat), "events": recent,
+                               "clock": self.clock()}))
+            return
+        client.seq = last_seq
+        self.push_to(client)
+        if client.seq == last_seq:  # nothing missed: the view still starts the page
+            client.send(dumps({"type": "events", "seq": length, "events": [],
+                               "view": table.snapshot(client.seat, chat=False),
+                               "clock": self.clock()}))
+
+    def push_to(self, client: Client) -> None:
+        """Send `client` what its seat may see since its stream number."""
+        table = self.table
+        if table is None:
+            return
+        events = table.events_after(client.seat, client.seq)
+        if not events:
+            return
+        client.seq = events[-1]["seq"]
+        client.send(dumps({"type": "events", "seq": client.seq, "events": events,
+                           "view": table.snapshot(client.seat, chat=False),
+                           "clock": self.clock()}))
+
+    def push(self) -> None:
+        for client in list(self.clients):
+            self.push_to(client)
+
+    # -- the game -------------------------------------------------------------
+
+    def phase_seconds(self) -> float:
+        state = self.table.state if self.table else None
+        if state is None or state.kind == DAY:
+            return float(self.options.day_seconds)
+        return float(self.options.night_seconds)
+
+    def phase_key(self) -> str:
+        state = self.table.state if self.table else None
+        return "" if state is None else f"{state.kind}:{state.number}"
+
+    def seat_bots(self, seed: int) -> None:
+        """Create the bots of the bot seats (at the start, or when a game is restored)."""
+        assert self.table is not None
+        now = time.time()
+        self.bots = BotPlay(self.table, self.pace, self.phase_seconds(), random.Random(seed))
+        for number, seat in sorted(self.seats.items()):
+            if seat.kind == "bot":
+                self.bots.seat(number, create_bot(seat.bot_kind or "heuristic", number,
+                                                  secrets.randbits(31)), now)
+        self.bots.new_phase(now, self.phase_seconds())
+
+    async def submit(self, action: Action, player_id: str | None = None,
+                     client_id: str | None = None) -> Outcome:
+        """Play one action: apply, store, deliver to every client, then return."""
+        async with self.lock:
+            assert self.table is not None
+            table = self.table
+            now = time.time()
+            outcome = table.submit(action, now)
+            if outcome.index is not None:
+                if outcome.phase_changed and table.state.running:
+                    self.deadline = now + self.phase_seconds()
+                elif not table.state.running:
+                    self.deadline = None
+                try:
+                    await self.store.append(
+                        self.id, outcome.index, action.to_dict(), now, player_id,
+                        client_id if outcome.accepted else None, self.deadline,
+                        self.phase_key(), table.state.winner if not table.state.running
+                        else None)
+                except Exception:
+                    log.exception("table %s: an action could not be stored; the game is "
+                                  "rebuilt from the database", self.id)
+                    await self._rebuild()
+                    raise
+            if outcome.ended:
+                self.status = "finished"
+            if outcome.phase_changed and self.bots is not None and table.state.running:
+                self.bots.new_phase(now, self.phase_seconds())
+            self.push()
+            if outcome.ended or action.do in (LEAVE, REPLACE):
+                self.broadcast_table()
+            self.wake.set()
+            return outcome
+
+    async def _rebuild(self) -> None:
+        from trusis.server.restore import rebuild_table  # the restore path, reused
+
+        self.table = await rebuild_table(self.store, self.id)
+        if self.bots is not None:
+            self.bots.table = self.table
+            self.bots.driver.game = self.table
+
+    def answer(self, player_id: str, client_id: str) -> dict[str, Any] | None:
+        return self.answers.get((player_id, client_id))
+
+    def remember(self, player_id: str, client_id: str, reply: dict[str, Any]) -> None:
+        self.answers[(player_id, client_id)] = reply
+        while len(self.answers) > ANSWERS_KEPT:
+            self.answers.popitem(last=False)
+
+    def budget(self, player_id: str) -> Budget:
+        budget = self.budgets.get(player_id)
+        if budget is None:
+            budget = self.budgets[player_id] = Budget()
+        return budget
+
+    def allowed(self, player_id: str, action: Action) -> bool:
+        """The per-player rate limits (commands, and chat on its own)."""
+        return self.budget(player_id).take(chat=action.do == SAY)
+
+    # -- what runs by itself: timers, absent players, bots ---------------------
+
+    def start_running(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._run(), name=f"room {self.id}")
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+
+    async def _run(self) -> None:
+        """The room's clock: the phase timer (R12), the grace of absent players (R52)
+        and the bots' thinking, each firing at its moment; one task per room."""
+        while self.table is not None and self.table.state.running:
+            now = time.time()
+            moments = [m for m in (self.deadline, self._next_grace(),
+                                   self.bots.next_due() if self.bots else None)
+                       if m is not None]
+            delay = max(0.0, min(moments) - now) if moments else 30.0
+            self.wake.clear()
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), delay)
+            try:
+                await self._due(time.time())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("table %s: a timed step failed; retrying", self.id)
+                await asyncio.sleep(1.0)
+
+    def _next_grace(self) -> float | None:
+        if not self.away:
+            return None
+        return min(self.away.values()) + self.options.grace_seconds
+
+    async def _due(self, now: float) -> None:
+        table = self.table
+        assert table is not None
+        if self.deadline is not None and now >= self.deadline and table.state.running:
+            await self.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
+            return
+        for seat, since in list(self.away.items()):
+            if now >= since + self.options.grace_seconds:
+                del self.away[seat]
+                if self.options.bots_take_over and table.state.running:
+                    await self.hand_to_bot(seat)
+        if self.bots is not None:
+            for action in self.bots.step(time.time()):
+                await self.submit(action)
+                if not table.state.running:
+                    return
+
+    async def hand_to_bot(self, seat: int, kind: str = "heuristic") -> None:
+        """R52–R53: the seat leaves (if it has not), and a bot plays it from now on."""
+        table = self.table
+        assert table is not None
+        if not table.state.left[seat]:
+            await self.submit(Action(LEAVE, seat))
+        if not table.state.running:
+            return
+        name = f"{self.seats[seat].name} (bot)" if seat in self.seats else seat_label(seat)
+        outcome = await self.submit(Action(REPLACE, seat, by="bot"))
+        if outcome.accepted:
+            self.seats[seat] = Seat("bot", name, None, kind)
+            await self.store.set_bot_seat(self.id, seat, kind, name)
+            for client in list(self.clients):
+                if client.seat == seat:  # the person now watches; the seat is the bot's
+                    client.seat = None
+                    self.catch_up(client, None)
+            if self.bots is not None:
+                self.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
+            self.broadcast_table()
+            self.wake.set()

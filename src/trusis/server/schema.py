@@ -1,0 +1,88 @@
+"""The database schema (SQLAlchemy Core): players, their tokens, tables, seats, actions.
+
+A game *is* its record: the table row holds the deal and the seats' names at
+the start, and `actions` holds every recorded action in order, each with its
+time. Nothing else about a game's course is stored, so a restart replays the
+actions and finds exactly the game that was running. `password_hash` waits for
+registered accounts (a later issue): a guest is a player without one.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+players = Table(
+    "players", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("kind", String(16), nullable=False),  # guest, program (accounts later)
+    Column("created_at", Float, nullable=False),
+    Column("password_hash", String(256), nullable=True),
+)
+
+tokens = Table(
+    "tokens", metadata,
+    Column("hash", String(64), primary_key=True),  # sha256 of the token: never the token
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),  # session (cookie), bearer, seat (a program)
+    Column("table_id", String(16), nullable=True),
+    Column("seat", Integer, nullable=True),
+    Column("created_at", Float, nullable=False),
+)
+
+tables = Table(
+    "tables", metadata,
+    Column("id", String(16), primary_key=True),
+    Column("name", String(80), nullable=False),
+    Column("host_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("options", Text, nullable=False),  # JSON: seats, set, timers, private, ...
+    Column("status", String(16), nullable=False, index=True),  # open, running, finished
+    Column("invite", String(32), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("started_at", Float, nullable=True),
+    Column("finished_at", Float, nullable=True),
+    Column("seed", BigInteger, nullable=True),  # secret until the game has ended
+    Column("players", Text, nullable=True),  # JSON: the seats' names at the start
+    Column("deal", Text, nullable=True),  # JSON: each seat's role
+    Column("winner", String(16), nullable=True),
+    Column("deadline", Float, nullable=True),  # when the current phase's timer fires
+    Column("deadline_phase", String(16), nullable=True),  # which phase it is for
+    Column("private", Boolean, nullable=False, default=False),
+)
+
+seats = Table(
+    "seats", metadata,
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),  # person, program, bot
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
+    Column("bot_kind", String(32), nullable=True),
+    Column("name", String(64), nullable=False),
+)
+
+actions = Table(
+    "actions", metadata,
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("data", Text, nullable=False),  # the record form of the action (docs/record.md)
+    Column("t", Float, nullable=True),
+    Column("player_id", String(32), nullable=True),
+    Column("client_id", String(64), nullable=True),
+)
+
+Index("actions_client", actions.c.table_id, actions.c.player_id, actions.c.client_id,
+      unique=True)

@@ -1,0 +1,174 @@
+"""The WebSocket endpoint: one connection per client, protocol 1 (docs/protocol.md).
+
+The order of checks is the order of trust: the Origin (a browser tab of another
+site must not play with your cookie), the identity (cookie or token), the
+table (a private one needs its invite), then `hello`. Which seat a connection
+plays comes from the identity alone; no message can name a seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from trusis.rules.actions import Action
+from trusis.rules.i18n import render, seat_label
+from trusis.server.clients import Client
+from trusis.server.errors import LobbyError
+from trusis.server.hub import Hub
+from trusis.server.identity import Identity
+from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
+from trusis.server.room import Room
+
+log = logging.getLogger("trusis.server")
+router = APIRouter()
+
+HELLO_SECONDS = 10.0
+MALFORMED_LIMIT = 20
+
+
+def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
+    """Programs send no Origin; a browser's must be this server's own, or configured."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in extra:
+        return True
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
+    """The seat this identity plays at `room` (None: a spectator)."""
+    if token_seat is not None:
+        seat = room.seats.get(token_seat)
+        return token_seat if seat is not None and seat.player_id == player_id else None
+    return room.seat_of(player_id)
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def play(websocket: WebSocket, table_id: str) -> None:
+    app = websocket.app
+    hub: Hub = app.state.hub
+    identity: Identity = app.state.identity
+    if not origin_allowed(websocket, app.state.settings.origins):
+        await websocket.close(4403, "origin not allowed")
+        return
+    owner = await identity.owner(websocket)
+    if owner is None:
+        await websocket.close(4401, "not signed in")
+        return
+    if owner.table_id is not None and owner.table_id != table_id:
+        await websocket.close(4403, "this token plays another table")
+        return
+    try:
+        room = await hub.room(table_id, owner.player.id, websocket.query_params.get("invite"))
+    except LobbyError:
+        await websocket.close(4404, "no such table")
+        return
+    await websocket.accept()
+    try:
+        raw = await asyncio.wait_for(websocket.receive_text(), HELLO_SECONDS)
+        hello = parse(raw)
+    except TimeoutError:
+        await websocket.close(4408, "no hello")
+        return
+    except (BadFrame, WebSocketDisconnect, KeyError, RuntimeError):
+        with contextlib.suppress(Exception):
+            await websocket.close(4400, "the first message must be a hello")
+        return
+    if not isinstance(hello, Hello) or hello.protocol != PROTOCOL:
+        await websocket.close(4400, f"the first message must be a hello of protocol {PROTOCOL}")
+        return
+    client = Client(websocket, owner.player.id, owner.player.name,
+                    seat_for(room, owner.player.id, owner.seat), hello.lang)
+    client.start()
+    client.send(dumps({"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
+                       "you": {"id": owner.player.id, "name": owner.player.name},
+                       "table": room.info(owner.player.id)}))
+    room.join(client)
+    room.catch_up(client, hello.last_seq)
+    try:
+        await _serve(websocket, room, client, app.state.settings.max_frame)
+    finally:
+        room.part(client)
+        await client.stop()
+
+
+async def _serve(websocket: WebSocket, room: Room, client: Client, max_frame: int) -> None:
+    malformed = 0
+    while not client.closed:
+        try:
+            raw = await websocket.receive_text()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        except KeyError:  # a binary frame
+            raw = ""
+        if len(raw) > max_frame:
+            await websocket.close(1009, f"frames are limited to {max_frame} bytes")
+            return
+        try:
+            message = parse(raw)
+        except BadFrame as err:
+            malformed += 1
+            client.send(dumps({"type": "error", "code": "bad_message", "field": err.field,
+                               "message": err.message, **({"id": err.id} if err.id else {})}))
+            if malformed >= MALFORMED_LIMIT:
+                await websocket.close(4429, "too many malformed messages")
+                return
+            continue
+        if isinstance(message, Ping):
+            client.send(dumps({"type": "pong", "now": time.time()}))
+        elif isinstance(message, Act):
+            await _act(room, client, message)
+        else:
+            client.send(dumps({"type": "error", "code": "bad_message", "field": "type",
+                               "message": "hello is sent once, first"}))
+
+
+def _namer(room: Room) -> Callable[[int], str]:
+    names = room.table.state.names if room.table else []
+    return lambda seat: names[seat] if 0 < seat < len(names) else seat_label(seat)
+
+
+def _refusal(room: Room, code: str, params: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A refusal in the protocol's shape, its reason in the client's language."""
+    return {"type": "refused", "id": "", "code": code, "params": params,
+            "message": render(f"refusal.{code}", params, lang, _namer(room))}
+
+
+async def _act(room: Room, client: Client, message: Act) -> None:
+    """One command, one answer: `ack` once stored, or `refused` with the engine's reason."""
+    known = room.answer(client.player_id, message.id)
+    if known is not None:  # the same command again: answered again, applied once
+        client.send(dumps({**known, "seq": client.seq}))
+        return
+    given = message.action
+    reply: dict[str, Any]
+    if room.table is None or client.seat is None:
+        code = "not_started" if room.table is None else "spectator"
+        reply = _refusal(room, code, {}, client.lang)
+    elif not room.allowed(client.player_id, Action(given.do)):
+        reply = _refusal(room, "rate_limited", {}, client.lang)
+        reply["id"] = message.id
+        client.send(dumps(reply))
+        return  # not remembered: the same id may be tried again once the budget allows
+    else:
+        action = Action(given.do, client.seat, given.target, given.shown, given.text, given.to)
+        outcome = await room.submit(action, client.player_id, message.id)
+        if outcome.refusal is None:
+            reply = {"type": "ack", "id": message.id, "seq": client.seq}
+        else:
+            err = outcome.refusal
+            reply = _refusal(room, err.code, err.params, client.lang)
+            reply["message"] = err.message(client.lang, _namer(room))
+    reply["id"] = message.id
+    room.remember(client.player_id, message.id, reply)
+    client.send(dumps(reply))
