@@ -14,16 +14,10 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from trusis.bots.names import BOT_NAMES
 from trusis.rules.errors import SetupError
 from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS
 from trusis.rules.setup import check_custom_set, check_player_count, deal_roles
-
-BOT_NAMES = (
-    "Ada", "Basil", "Clara", "Dario", "Elsa", "Felix", "Greta", "Hugo", "Iris", "Jonas",
-    "Kira", "Leo", "Mila", "Nico", "Olga", "Pablo", "Quinn", "Rosa", "Sami", "Tess",
-    "Ugo", "Vera", "Wim", "Xenia", "Yann", "Zoe", "Amir", "Bea", "Cyril", "Dina",
-    "Emil", "Flora", "Gil", "Hana", "Ines", "Joel", "Luca", "Maya", "Noor", "Otto",
-)
 
 
 class OptionError(ValueError):

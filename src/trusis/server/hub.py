@@ -8,14 +8,12 @@ read back from the store when someone opens its end screen.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import secrets
 import time
-from typing import Any
 
-from trusis.bots.registry import UnknownBot, available_kinds
-from trusis.play.options import BOT_NAMES
+from trusis.bots.names import BOT_NAMES
+from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
 from trusis.server.options import TableOptions
@@ -237,11 +235,5 @@ class Hub:
 
 
 def bot_kinds() -> list[str]:
-    try:
-        return available_kinds()
-    except UnknownBot:  # pragma: no cover - a broken plug-in hides only itself
-        return ["random", "heuristic"]
-
-
-def options_from_request(data: dict[str, Any]) -> TableOptions:
-    return TableOptions.from_json(json.loads(json.dumps(data)))
+    """The bot kinds a host may seat: the built-in ones and every `trusis.bots` plug-in."""
+    return available_kinds()
