@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from trusis.rules.errors import SetupError
+from trusis.rules.errors import SetupError, quoted
 from trusis.rules.roles import (
     CASTAWAY,
     HUMAN,
@@ -27,6 +27,11 @@ from trusis.rules.roles import (
     TEAM_OF,
     TRUSIS,
 )
+
+
+def _shown(role: object) -> str:
+    """A role id as a message names it: as is if it is one, quoted on one line if not."""
+    return role if isinstance(role, str) and role.isidentifier() else quoted(role)
 
 
 def check_player_count(players: int) -> None:
@@ -54,9 +59,9 @@ def check_custom_set(players: int, counts: Mapping[str, int]) -> None:
     """R3–R5: a custom set names special roles with counts that fit the table."""
     for role, count in counts.items():
         if not isinstance(role, str) or role not in ROLES or role == HUMAN:
-            raise SetupError("unknown_role", role=role)
+            raise SetupError("unknown_role", role=_shown(role))
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise SetupError("bad_count", role=role)
+            raise SetupError("bad_count", role=_shown(role))
     total = sum(counts.values())
     if total > players:
         raise SetupError("too_many_roles", roles=total, players=players)
@@ -73,7 +78,7 @@ def check_deal(deal: Sequence[str]) -> None:
     """R6: at least one TRUSIS, and no victory condition met before anyone plays."""
     for role in deal:
         if not isinstance(role, str) or role not in ROLES:
-            raise SetupError("unknown_role", role=role)
+            raise SetupError("unknown_role", role=_shown(role))
     counts = Counter(deal)
     trusis = counts[TRUSIS]
     if trusis == 0:
