@@ -23,6 +23,9 @@ def serve_command(
     bot_pace: Annotated[float, typer.Option(
         "--bot-pace", help="Bots' thinking time: 1 is a human pace, 0 instant.")] = 1.0,
     log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning")] = "info",
+    access_log: Annotated[bool, typer.Option(
+        "--access-log", help="Log every HTTP request (their URLs may hold invite codes).")
+    ] = False,
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
     import uvicorn
@@ -38,4 +41,4 @@ def serve_command(
     typer.echo(f"Trusis: open http://{shown}:{port}/ in your browser to play "
                f"(games are kept in {kept}). Ctrl+C stops the server.")
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                ws="websockets-sansio", ws_max_size=settings.max_frame)
+                ws="websockets-sansio", ws_max_size=settings.max_frame, access_log=access_log)

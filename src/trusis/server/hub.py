@@ -208,19 +208,41 @@ class Hub:
         room.push()
         room.start_running()
 
-    async def replace(self, room: Room, player: Player, seat: int, kind: str) -> None:
-        """R53: the host hands a departed seat to a bot."""
-        self._host(room, player)
+    def _departed(self, room: Room, seat: int) -> None:
         if room.table is None or not room.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
         if not 1 <= seat <= room.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
         if not room.table.state.left[seat] and seat not in room.away:
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
+
+    async def replace(self, room: Room, player: Player, seat: int, by: str,
+                      kind: str) -> str | None:
+        """R53: the host hands a departed (or disconnected) seat to a bot, or to a new
+        person: then the answer is a claim code, for the link the host passes on."""
+        self._host(room, player)
+        self._departed(room, seat)
+        if by == "person":
+            code = new_id(16)
+            room.claims[code] = seat
+            return code
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
         room.away.pop(seat, None)
         await room.hand_to_bot(seat, kind)
+        return None
+
+    async def claim(self, room: Room, player: Player, code: str) -> int:
+        """A new person takes the departed seat the host's claim link names (R53)."""
+        seat = room.claims.get(code)
+        if seat is None:
+            raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
+        if room.seat_of(player.id) is not None:
+            raise LobbyError(409, "already_seated", "you already have a seat at this table")
+        self._departed(room, seat)
+        await room.hand_to_person(seat, player.id, player.name)
+        room.claims.pop(code, None)
+        return seat
 
     # -- after the end ----------------------------------------------------------
 

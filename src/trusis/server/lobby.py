@@ -17,7 +17,16 @@ from trusis.rules.i18n import LANGUAGES
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub, bot_kinds, setup_refusal
 from trusis.server.identity import Identity
-from trusis.server.models import BotIn, GuestIn, ProgramIn, ReplaceIn, SeatIn, SetCheckIn, TableIn
+from trusis.server.models import (
+    BotIn,
+    ClaimIn,
+    GuestIn,
+    ProgramIn,
+    ReplaceIn,
+    SeatIn,
+    SetCheckIn,
+    TableIn,
+)
 from trusis.server.options import TableOptions
 from trusis.server.room import Room
 from trusis.stats.scoring import score
@@ -163,11 +172,27 @@ async def program_seat(table_id: str, seat: int, body: ProgramIn,
 
 @router.post("/tables/{table_id}/seats/{seat}/replace")
 async def replace(table_id: str, seat: int, body: ReplaceIn, request: Request) -> dict[str, Any]:
-    """R53: the host hands a departed (or disconnected) seat to a bot."""
+    """R53: the host hands a departed (or disconnected) seat to a bot (`by: bot`), or to a
+    new person (`by: person`): the answer's `claim` link seats whoever opens it."""
     player = await _identity(request).player(request)
     room = await _hub(request).room(table_id, player.id)
-    await _hub(request).replace(room, player, seat, body.kind)
-    return room.info(player.id)
+    code = await _hub(request).replace(room, player, seat, body.by, body.kind)
+    data: dict[str, Any] = {"table": room.info(player.id)}
+    if code is not None:
+        data["claim"] = code
+        data["link"] = f"/t/{room.id}?claim={code}" + (
+            f"&invite={room.invite}" if room.options.private else "")
+    return data
+
+
+@router.post("/tables/{table_id}/claim")
+async def claim(table_id: str, body: ClaimIn, request: Request,
+                invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """Take the departed seat that the host's claim link names (R53)."""
+    player = await _identity(request).player(request)
+    room = await _hub(request).room(table_id, player.id, invite)
+    seat = await _hub(request).claim(room, player, body.code)
+    return {"seat": seat, "table": room.info(player.id)}
 
 
 @router.post("/tables/{table_id}/start")

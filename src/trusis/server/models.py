@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,7 +61,12 @@ class ProgramIn(_Body):
 
 
 class ReplaceIn(_Body):
+    by: Literal["bot", "person"] = "bot"
     kind: Annotated[str, Field(max_length=40)] = "heuristic"
+
+
+class ClaimIn(_Body):
+    code: Annotated[str, Field(min_length=1, max_length=64)]
 
 
 Json = dict[str, Any]

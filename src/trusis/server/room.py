@@ -72,6 +72,7 @@ class Room:
     answers: OrderedDict[tuple[str, str], dict[str, Any]] = field(default_factory=OrderedDict)
     budgets: dict[str, Budget] = field(default_factory=dict)
     bots: BotPlay | None = None
+    claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
 
@@ -331,3 +332,28 @@ class Room:
                 self.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
             self.broadcast_table()
             self.wake.set()
+
+    async def hand_to_person(self, seat: int, player_id: str, name: str) -> None:
+        """R53: a new person takes a departed seat, with all it knew; the seat leaves
+        first if it was only disconnected."""
+        table = self.table
+        assert table is not None
+        self.away.pop(seat, None)
+        if not table.state.left[seat]:
+            await self.submit(Action(LEAVE, seat))
+        outcome = await self.submit(Action(REPLACE, seat, by=name))
+        if not outcome.accepted:
+            return
+        if self.bots is not None:
+            self.bots.unseat(seat)
+        for client in list(self.clients):
+            if client.seat == seat:
+                client.seat = None
+                self.catch_up(client, None)
+        self.seats[seat] = Seat("person", name, player_id)
+        await self.store.set_person_seat(self.id, seat, player_id, name)
+        for client in list(self.clients):
+            if client.player_id == player_id:
+                client.seat = seat
+                self.catch_up(client, None)
+        self.broadcast_table()
