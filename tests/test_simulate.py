@@ -70,7 +70,7 @@ def test_cli_table_and_plot(tmp_path: Path) -> None:
     out = runner.invoke(app, ["simulate", "--players", "5,7", "--games", "3", "--plot", str(png),
                               "--set", "custom:TRUSIS=1,SWEEPER=1,CASTAWAY=1"])
     assert out.exit_code == 0, out.output
-    assert "Trusis" in out.stdout and "95% CI" in out.stdout
+    assert "Trusis" in out.stdout and "95% intervals" in out.stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

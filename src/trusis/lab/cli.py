@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -99,45 +100,59 @@ def parse_bots(text: str) -> dict[str, str]:
 
 
 def _rate(t: Tally, outcome: str) -> str:
+    """A win rate and its 95% interval, in whole percent: "45 (35–55)"."""
     doc = t.as_dict()
     low, high = doc["ci95"][outcome]
-    return f"{doc['win_rate'][outcome] * 100:.1f} ({low * 100:.0f}–{high * 100:.0f})"
+    return f"{doc['win_rate'][outcome] * 100:.0f} ({low * 100:.0f}–{high * 100:.0f})"
 
 
 def favoured(t: Tally) -> str:
     """The team whose 95% interval lies wholly above every other team's, or "—"."""
     ci = t.as_dict()["ci95"]
-    for team in ("HUMAN", "TRUSIS", "CASTAWAY"):
-        others = [o for o in ("HUMAN", "TRUSIS", "CASTAWAY", "DRAW") if o != team]
+    for team in TEAMS:
+        others = [o for o in (*TEAMS, "DRAW") if o != team]
         if all(ci[team][0] > ci[o][1] for o in others):
             return TEAM_LABELS[team]
     return "—"
 
 
-def render_table(tallies: Sequence[Tally], title: str,
-                 castaways: Sequence[int] = ()) -> Table:
-    """Win rates per team with Wilson 95% intervals, game length and endings.
+def teams_at(counts: Sequence[int], custom: dict[str, int] | None) -> dict[int, set[str]]:
+    """The teams the set deals at each player count: a team that has no seat there cannot
+    win there, so its rate is shown as "—" and left out of the plot."""
+    return {c: {ROLES[r].team for r in deal_roles(c, 0, custom)} for c in counts}
 
-    `castaways`: the player counts whose set deals a Castaway; elsewhere that
-    column shows "—" rather than a meaningless 0%.
+
+def render_table(tallies: Sequence[Tally], title: str,
+                 teams: Mapping[int, set[str]] | None = None) -> Table:
+    """Win rates per team with Wilson 95% intervals, game length and who is favoured;
+    80 columns wide at most (the games per count are in the title, being the same).
+
+    `teams`: the teams dealt at each player count; elsewhere a team's column shows
+    "—" rather than a meaningless 0%.
     """
-    table = Table(title=title, caption="Draw: no team won — six quiet phases (R34), the "
-                  "phase limit (D15), or nobody left alive (R33). Favours: the team whose "
-                  "95% interval lies above all others (— when the intervals overlap).")
+    games = sorted({t.games for t in tallies})
+    if len(games) == 1:
+        title = f"{title}, {games[0]} games per count"
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption="Win rates in %, with their 95% intervals in brackets. Draw: no "
+                  "team won — six quiet phases (R34), the phase limit (D15), or nobody left "
+                  "alive (R33). Days: the average length. Favours: the team whose interval "
+                  "lies above all others (— when they overlap).")
     table.add_column("Players", justify="right")
-    table.add_column("Games", justify="right")
-    for outcome in ("HUMAN", "TRUSIS", "CASTAWAY"):
-        table.add_column(f"{TEAM_LABELS[outcome]} % (95% CI)", justify="right")
+    if len(games) != 1:
+        table.add_column("Games", justify="right")
+    for outcome in TEAMS:
+        table.add_column(f"{TEAM_LABELS[outcome]} %", justify="right", no_wrap=True)
     table.add_column("Draw %", justify="right")
-    table.add_column("Avg days", justify="right")
+    table.add_column("Days", justify="right")
     table.add_column("Favours", justify="left")
     for t in tallies:
         doc = t.as_dict()
-        castaway = _rate(t, "CASTAWAY") if t.players in castaways else "—"
+        dealt = teams.get(t.players, set(TEAMS)) if teams is not None else set(TEAMS)
+        rates = [_rate(t, team) if team in dealt else "—" for team in TEAMS]
         table.add_row(
-            str(t.players), str(t.games), _rate(t, "HUMAN"), _rate(t, "TRUSIS"),
-            castaway, f"{doc['win_rate']['DRAW'] * 100:.1f}",
-            f"{doc['avg_days']:.2f}", favoured(t),
+            str(t.players), *([str(t.games)] if len(games) != 1 else []), *rates,
+            f"{doc['win_rate']['DRAW'] * 100:.0f}", f"{doc['avg_days']:.1f}", favoured(t),
         )
     return table
 
@@ -154,19 +169,48 @@ def _pyplot() -> Any:
     return plt
 
 
-def draw_plot(tallies: Sequence[Tally], path: Path, title: str) -> None:
-    """Win rate per team (with 95% bands) against player count, as a PNG."""
+PLOT_COLOURS = {"HUMAN": "tab:blue", "TRUSIS": "tab:red", "CASTAWAY": "tab:green",
+                "DRAW": "tab:gray"}
+
+
+def plot_series(tallies: Sequence[Tally], teams: Mapping[int, set[str]] | None = None,
+                ) -> dict[str, list[tuple[int, float, float, float]]]:
+    """What the plot draws: per outcome, (players, rate, low, high) at the counts where
+    that team is dealt (a draw can happen anywhere); outcomes with no point are left out."""
+    series: dict[str, list[tuple[int, float, float, float]]] = {}
+    for outcome in (*TEAMS, "DRAW"):
+        points = []
+        for t in tallies:
+            dealt = teams.get(t.players, set(TEAMS)) if teams is not None else set(TEAMS)
+            if outcome != "DRAW" and outcome not in dealt:
+                continue
+            d = t.as_dict()
+            low, high = d["ci95"][outcome]
+            points.append((t.players, d["win_rate"][outcome], low, high))
+        if points:
+            series[outcome] = points
+    return series
+
+
+def draw_plot(tallies: Sequence[Tally], path: Path, title: str,
+              teams: Mapping[int, set[str]] | None = None) -> None:
+    """Win rate per team (with 95% bands) against player count, as a PNG: whole numbers
+    of players on the axis, and no line for a team the set never deals at that size."""
     plt = _pyplot()
-    xs = [t.players for t in tallies]
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = plt.subplots(figsize=(9, 5))
-    for outcome, colour in (("HUMAN", "tab:blue"), ("TRUSIS", "tab:red"),
-                            ("CASTAWAY", "tab:green"), ("DRAW", "tab:gray")):
-        docs = [t.as_dict() for t in tallies]
-        ys = [d["win_rate"][outcome] for d in docs]
-        low = [d["ci95"][outcome][0] for d in docs]
-        high = [d["ci95"][outcome][1] for d in docs]
-        ax.plot(xs, ys, marker="o", color=colour, label=TEAM_LABELS[outcome])
-        ax.fill_between(xs, low, high, color=colour, alpha=0.15)
+    for outcome, points in plot_series(tallies, teams).items():
+        xs = [p[0] for p in points]
+        colour = PLOT_COLOURS[outcome]
+        ax.plot(xs, [p[1] for p in points], marker="o", color=colour,
+                label=TEAM_LABELS[outcome])
+        ax.fill_between(xs, [p[2] for p in points], [p[3] for p in points], color=colour,
+                        alpha=0.15)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    counts = [t.players for t in tallies]
+    if len(counts) == 1:  # one count: one tick, not a span around it
+        ax.set_xticks(counts)
     ax.set_xlabel("players")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
@@ -219,7 +263,7 @@ def simulate_command(
             records.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             _fail(f"--records: cannot use {records} as a folder: {err.strerror or err}")
-    castaways = [c for c in counts if "CASTAWAY" in deal_roles(c, 0, custom)]
+    dealt = teams_at(counts, custom)
     batches = plan(counts, games, seed, custom, mapping, lang, records is not None)
     console = Console(stderr=True)
     start = time.perf_counter()
@@ -232,7 +276,7 @@ def simulate_command(
              + ", ".join(f"{team}={kind}" for team, kind in mapping.items())
              + f", seed {seed}")
     if plot is not None:
-        draw_plot(tallies, plot, title)
+        draw_plot(tallies, plot, title, dealt)
     if as_json:
         doc: dict[str, Any] = {
             "set": {"standard": True} if custom is None else {"custom": custom},
@@ -242,6 +286,6 @@ def simulate_command(
         }
         typer.echo(json.dumps(doc, ensure_ascii=False))
         return
-    Console().print(render_table(tallies, title, castaways))
+    Console().print(render_table(tallies, title, dealt))
     total = sum(t.games for t in tallies)
     typer.echo(f"{total} games in {elapsed:.2f} s ({total / max(elapsed, 1e-9):.1f} games/s)")

@@ -5,6 +5,9 @@ Aggregation reads those ids through the *current* declaration, so a statistic
 renamed in `stats.json` (same id) keeps its whole history, and an id whose
 statistic was deleted is simply ignored. Per player name it gives games, wins,
 win rates by team and by role, and averages of the numeric statistics.
+
+An unfinished game (no winning team yet) is named in `unfinished` and left out of
+the wins and win rates: it counts as played, and in the averages, but not as decided.
 """
 
 from __future__ import annotations
@@ -107,6 +110,8 @@ class Aggregate:
     def __init__(self, decl: Declaration) -> None:
         self.decl = decl
         self.games = 0
+        self.unfinished: list[str] = []
+        """The games without a winner yet, by label (the record's path), in order."""
         self.table = Means()
         self.players: dict[str, PlayerHistory] = {}
 
@@ -117,18 +122,27 @@ class Aggregate:
     def _numeric_ids(self, group: str) -> set[int]:
         return {s.id for s in self.decl.group(group) if numeric(self.decl, s)}
 
-    def add(self, game: Mapping[str, Any]) -> None:
-        """Add one stored game (`GameStats.stored()`)."""
+    @property
+    def finished(self) -> int:
+        return self.games - len(self.unfinished)
+
+    def add(self, game: Mapping[str, Any], label: str | None = None) -> None:
+        """Add one stored game (`GameStats.stored()`), named `label` if it is unfinished."""
         self.games += 1
         table_ids = self._numeric_ids(TABLE)
-        self.table.add({k: v for k, v in _ids(game.get("table")).items() if k in table_ids})
+        table_values = _ids(game.get("table"))
+        winner = self.decl.find(TABLE, "winning_team")
+        finished = winner is None or winner.id in table_values
+        if not finished:
+            self.unfinished.append(label or f"#{self.games}")
+        self.table.add({k: v for k, v in table_values.items() if k in table_ids})
         player_ids = self._numeric_ids(PLAYER)
         role_id, team_id, won_id = self._id("role"), self._id("team"), self._id("won")
         for entry in game.get("players", []):
             values = _ids(entry.get("stats"))
             name = str(entry.get("name"))
             history = self.players.setdefault(name, PlayerHistory(name))
-            won = values.get(won_id) if won_id is not None else None
+            won = values.get(won_id) if won_id is not None and finished else None
             history.overall.add(won)
             for key, split in ((team_id, history.by_team), (role_id, history.by_role)):
                 value = values.get(key) if key is not None else None
@@ -169,6 +183,7 @@ class Aggregate:
         for name, h in self.players.items():
             players[name] = {
                 **h.overall.as_json(),
+                "finished": h.overall.decided,
                 "by_team": [{"team": self.label("team", k, lang), **c.as_json()}
                             for k, c in sorted(h.by_team.items())],
                 "by_role": [{"role": self.label("role", k, lang), **c.as_json()}
@@ -177,14 +192,19 @@ class Aggregate:
             }
         return {
             "games": self.games,
+            "finished": self.finished,
+            "unfinished": list(self.unfinished),
             "table": [r.as_json() for r in self.mean_rows(TABLE, self.table, lang)],
             "players": players,
         }
 
 
-def aggregate(games: Iterable[Mapping[str, Any]], decl: Declaration) -> Aggregate:
-    """Aggregate stored games by statistic id through `decl` (R63)."""
+def aggregate(games: Iterable[Mapping[str, Any]], decl: Declaration,
+              labels: Iterable[str] | None = None) -> Aggregate:
+    """Aggregate stored games by statistic id through `decl` (R63); `labels` name the
+    games (their records' paths) so that the unfinished ones can be listed."""
     result = Aggregate(decl)
+    names = iter(labels) if labels is not None else None
     for game in games:
-        result.add(game)
+        result.add(game, next(names, None) if names is not None else None)
     return result

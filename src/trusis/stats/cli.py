@@ -103,7 +103,7 @@ def _win_table(title: str, first: str, history: Aggregate, lang: str,
     table.add_column(word("player", lang))
     if split is not None:
         table.add_column(first)
-    for key in ("games", "wins", "win_rate"):
+    for key in ("finished_games", "wins", "win_rate"):
         table.add_column(word(key, lang), justify="right")
     for name, h in history.players.items():
         if split is None:
@@ -113,7 +113,7 @@ def _win_table(title: str, first: str, history: Aggregate, lang: str,
             counts = [(history.label(split, k, lang), c) for k, c in sorted(parts.items())]
         for label, c in counts:
             cells = [Text(name)] + ([Text(label)] if split is not None else [])
-            table.add_row(*cells, Text(str(c.games)), Text(str(c.wins)), Text(c.rate_text()))
+            table.add_row(*cells, Text(str(c.decided)), Text(str(c.wins)), Text(c.rate_text()))
     return table
 
 
@@ -165,10 +165,12 @@ def stats_command(
         if not stats.table.is_set("winning_team"):
             console.print(word("running", lang))
         return
-    history = aggregate((stats.stored() for _record, stats in scored), DECLARATION)
+    history = aggregate((stats.stored() for _record, stats in scored), DECLARATION, records)
     if as_json:
         echo(json_text(history.as_json(lang)))
         return
     console = _console(len(history.players))
     for table in _aggregate_tables(history, lang):
         console.print(table)
+    if history.unfinished:  # named, and left out of the wins
+        console.print(Text(f"{word('unfinished', lang)} {', '.join(history.unfinished)}"))
