@@ -386,3 +386,15 @@ def test_a_huge_chat_line_in_a_record_is_a_refusal() -> None:
     data = record(actions=[{"seat": 1, "do": "say", "text": "z" * 5_000_000}])
     played = replay(load_record(json.dumps(data)))
     assert [r.error.code for r in played.refused] == ["message_too_long"]
+
+
+def test_parse_record_names_odd_values_on_one_line() -> None:
+    """`parse_record` takes Python data too (the server's): odd values are quoted."""
+    cases = [("deal", [10**5000] * 5, "deal[0]"), ("actions", [{"do": 10**5000, "seat": 1}],
+             "actions[0].do"), ("actions", [{"do": "a\nb", "seat": 1}], "actions[0].do")]
+    for key, value, field in cases:
+        with pytest.raises(RecordError) as err:
+            parse_record(record(**{key: value}))
+        assert str(err.value).startswith(f"{field}: ") and "\n" not in str(err.value)
+    played = parse_record(record(actions=[{"do": "timeout", "t": 10**5000}]))
+    assert played.times == [None]

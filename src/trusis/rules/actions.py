@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from trusis.rules.errors import RecordError
+from trusis.rules.errors import RecordError, quoted
 from trusis.rules.roles import ALL_POWERS
 
 PASS: Final = "pass"
@@ -106,7 +106,7 @@ class Action:
         if do is None:
             raise RecordError(f"{where}.do", "is missing")
         if not isinstance(do, str) or do not in DOS:
-            raise RecordError(f"{where}.do", f"unknown action {do!r}")
+            raise RecordError(f"{where}.do", f"unknown action {quoted(do)}")
 
         def seat_field(name: str, required: bool, nullable: bool) -> int | None:
             if name not in data:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trusis.rules.actions import Action, clean_name
-from trusis.rules.errors import RecordError, SetupError, escaped
+from trusis.rules.errors import RecordError, SetupError, escaped, quoted
 from trusis.rules.roles import HUMAN, MAX_PLAYERS, MIN_PLAYERS, ROLES
 from trusis.rules.setup import check_custom_set, check_explicit_deal, check_player_count, deal_roles
 
@@ -145,7 +145,7 @@ def _parse_deal(value: Any, players: int) -> list[str] | None:
         raise RecordError("deal", "must be a list of role ids, one per seat")
     for i, role in enumerate(value):
         if not isinstance(role, str) or role not in ROLES:
-            raise RecordError(f"deal[{i}]", f"unknown role {role!r}")
+            raise RecordError(f"deal[{i}]", f"unknown role {quoted(role)}")
     try:
         check_explicit_deal(players, value)
     except SetupError as err:
