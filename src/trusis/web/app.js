@@ -1,0 +1,109 @@
+// Trusis in the browser: the page's entry point. Loads the player's language, says who is
+// signed in, and routes on location.pathname: "/" is the lobby, "/t/{id}" a table.
+
+import { $, fill, h } from "./dom.js";
+import { get } from "./api.js";
+import { LANGUAGES, lang, preferredLang, setLang, t } from "./i18n.js";
+import { Lobby } from "./lobby.js";
+import { TableScreen } from "./tablescreen.js";
+import { RulesDialog } from "./rules.js";
+
+const SOUND_KEY = "trusis.sound";
+
+class App {
+  constructor() {
+    this.me = null;
+    this.screen = null;
+    this.rules = new RulesDialog();
+    this.sound = localStorage.getItem(SOUND_KEY) === "on";
+  }
+
+  async boot() {
+    await setLang(preferredLang());
+    this.header();
+    try {
+      const data = await get("/api/me");
+      this.me = data.player || data;
+    } catch { this.me = null; }
+    window.addEventListener("popstate", () => this.route());
+    this.route();
+  }
+
+  header() {
+    const tools = $("#tools");
+    const select = h("select", {
+      id: "lang-select", attrs: { "aria-label": t("lang.label") },
+      on: { change: (ev) => setLang(ev.target.value, { remember: true }).then(() => this.header()) },
+    }, LANGUAGES.map((code) => h("option", { value: code, text: t(`lang.${code}`) })));
+    select.value = lang();
+    const sound = h("button", {
+      class: "btn btn-small btn-ghost", type: "button",
+      attrs: { "aria-pressed": String(this.sound), "aria-label": this.sound ? t("sound.on") : t("sound.off"), title: t("sound.hint") },
+      on: { click: () => this.toggleSound() },
+    }, "♪ ", this.sound ? t("sound.short_on") : t("sound.short_off"));
+    fill(tools,
+      h("button", { class: "btn btn-small", type: "button", id: "rules-button", on: { click: () => this.rules.open(this.screen?.store?.view?.composition, this.screen?.store?.view?.role) } }, "☰ ", h("span", { class: "tool-text" }, t("rules.button"))),
+      sound,
+      h("label", { class: "sr-only", attrs: { for: "lang-select" } }, t("lang.label")), select);
+    $("#brand").setAttribute("aria-label", t("brand.home"));
+  }
+
+  toggleSound() {
+    this.sound = !this.sound;
+    try { localStorage.setItem(SOUND_KEY, this.sound ? "on" : "off"); } catch { /* ignore */ }
+    if (this.sound && "Notification" in window && Notification.permission === "default") {
+      Notification.requestPermission().catch(() => {});
+    }
+    this.header();
+  }
+
+  /** "Your turn to act": a short tone when sound is on, a notification for a background tab. */
+  alert(text) {
+    if (!this.sound) return;
+    try {
+      const ctx = this.audio || (this.audio = new AudioContext());
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.frequency.value = 660;
+      gain.gain.value = 0.05;
+      osc.connect(gain).connect(ctx.destination);
+      osc.start();
+      osc.stop(ctx.currentTime + 0.15);
+    } catch { /* no audio */ }
+    if (document.hidden && "Notification" in window && Notification.permission === "granted") {
+      try { new Notification("Trusis", { body: text }); } catch { /* ignore */ }
+    }
+  }
+
+  setMe(player) {
+    this.me = player;
+    if (this.screen?.onMe) this.screen.onMe();
+    else this.route();
+  }
+
+  navigate(path) {
+    history.pushState(null, "", path);
+    this.route();
+  }
+
+  route() {
+    this.screen?.unmount();
+    const main = $("#main");
+    const match = location.pathname.match(/^\/t\/([^/]+)\/?$/);
+    if (match) {
+      const invite = new URLSearchParams(location.search).get("invite");
+      this.screen = new TableScreen(this, decodeURIComponent(match[1]), invite);
+    } else {
+      this.screen = new Lobby(this);
+    }
+    this.screen.mount(main);
+    document.title = match ? `${t("title.table")} — Trusis` : "Trusis";
+    main.focus({ preventScroll: true });
+  }
+}
+
+const app = new App();
+window.trusis = app; // for the tests and the curious: no secrets live here
+app.boot().catch((err) => {
+  fill($("#main"), h("p", { class: "form-error", attrs: { role: "alert" } }, String(err)));
+});

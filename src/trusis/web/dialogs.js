@@ -1,0 +1,84 @@
+// Confirmations, banners, result cards and the polite screen-reader announcements.
+
+import { $, append, h, prefersReducedMotion } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** Say something to screen readers, politely (the live region is in index.html). */
+export function announce(text) {
+  const region = $("#announcer");
+  if (!region) return;
+  region.textContent = "";
+  // A fresh text node after a tick makes readers announce repeated text too.
+  setTimeout(() => { region.textContent = text; }, 50);
+}
+
+/**
+ * A banner (dawn, dusk, deaths, revivals): one box for the lines of one batch of events,
+ * replacing the one before, with the same words for screen readers.
+ */
+export function banner(lines, kind = "info") {
+  const host = $("#banners");
+  if (!host) return;
+  const list = Array.isArray(lines) ? lines : [lines];
+  const el = h("div", { class: ["banner", `banner-${kind}`] }, list.map((line) => h("p", {}, line)));
+  while (host.firstChild) host.firstChild.remove();
+  host.append(el);
+  const life = prefersReducedMotion() ? 6000 : 4000 + 800 * list.length;
+  setTimeout(() => {
+    el.classList.add("banner-out");
+    setTimeout(() => el.remove(), prefersReducedMotion() ? 0 : 400);
+  }, life);
+  announce(list.join(". "));
+}
+
+/**
+ * A modal question. Resolves true when confirmed. `danger` styles the confirm button as an
+ * irreversible act, and then the focus starts on Cancel so a stray Enter does nothing.
+ */
+export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null }) {
+  return new Promise((resolve) => {
+    const dlg = h("dialog", { class: "dialog", attrs: { "aria-labelledby": "dlg-title" } });
+    const no = h("button", { class: "btn", type: "button", text: cancel || t("cancel") });
+    const yes = h("button", {
+      class: ["btn", danger ? "btn-danger" : "btn-primary"], type: "button", text: confirm || t("ok"),
+    });
+    append(dlg, [
+      h("h2", { id: "dlg-title", class: "dialog-title" }, title),
+      body ? h("p", { class: "dialog-body" }, body) : null,
+      extra,
+      h("div", { class: "dialog-buttons" }, no, yes),
+    ]);
+    let answered = false;
+    const done = (value) => {
+      if (answered) return;
+      answered = true;
+      dlg.close();
+      dlg.remove();
+      resolve(value);
+    };
+    no.addEventListener("click", () => done(false));
+    yes.addEventListener("click", () => done(true));
+    dlg.addEventListener("cancel", (ev) => { ev.preventDefault(); done(false); });
+    document.body.append(dlg);
+    dlg.showModal();
+    (danger ? no : yes).focus();
+  });
+}
+
+/**
+ * A private result (a sweep, a vision, the Gravekeeper's news) as a card that stays until
+ * the player closes it with its own button — a click elsewhere never dismisses it, and the
+ * button wakes up after a moment so a tap meant for something else cannot close it.
+ */
+export function resultCard(title, text) {
+  const host = $("#cards");
+  if (!host) return;
+  const ok = h("button", { class: "btn btn-primary", type: "button", text: t("result.ok"), disabled: true });
+  const card = h("section", {
+    class: "result-card", attrs: { role: "alertdialog", "aria-label": title, tabindex: "-1" },
+  }, h("h2", { class: "result-title" }, "◆ ", title), h("p", { class: "result-text" }, text), ok);
+  ok.addEventListener("click", () => card.remove());
+  host.append(card);
+  setTimeout(() => { ok.disabled = false; }, 700);
+  announce(`${title}: ${text}`);
+}

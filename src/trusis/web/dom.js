@@ -1,0 +1,68 @@
+// Small DOM helpers. User text only ever goes through text nodes (never innerHTML),
+// and no style attribute is ever written (the Content-Security-Policy forbids it).
+
+/**
+ * h("button", {class: "x", on: {click}, attrs: {"aria-label": "…"}}, "text", child)
+ * Strings among the children become text nodes: safe for names and chat.
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = Array.isArray(value) ? value.filter(Boolean).join(" ") : value;
+    else if (key === "text") el.textContent = String(value);
+    else if (key === "on") for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "attrs") {
+      for (const [name, v] of Object.entries(value)) {
+        if (v === undefined || v === null || v === false) continue;
+        if (name === "style" || name.startsWith("on")) throw new Error(`refusing attribute ${name}`);
+        el.setAttribute(name, v === true ? "" : String(v));
+      }
+    } else if (key in el) el[key] = value;
+    else throw new Error(`unknown property ${key}`);
+  }
+  append(el, children);
+  return el;
+}
+
+/** Append children: nodes as they are, strings and numbers as text nodes. */
+export function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+/** Replace an element's children. */
+export function fill(el, ...children) {
+  clear(el);
+  return append(el, children);
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+
+/** mm:ss for a number of seconds (never negative). */
+export function mmss(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${String(Math.floor(s / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** hh:mm of a time in seconds since the epoch, in the player's locale. */
+export function clockTime(epochSeconds, lang) {
+  const d = new Date(epochSeconds * 1000);
+  return d.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+}
+
+export const prefersReducedMotion = () =>
+  window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** A stable small key for storage: letters, digits, - and _ only. */
+export const safeKey = (s) => String(s).replace(/[^A-Za-z0-9_-]/g, "_");

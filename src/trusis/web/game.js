@@ -1,0 +1,191 @@
+// What the page holds about one table: the latest view (never edited: the server's view is
+// the truth), the clock, the lobby-level table, and the log and chat this tab has seen. Log
+// and chat are kept in sessionStorage beside the stream number so a reload resumes exactly.
+
+import { safeKey } from "./dom.js";
+import { storedSeq } from "./net.js";
+
+/** Events only their audience receives: marked "private" in the log. */
+export const PRIVATE_CODES = new Set([
+  "trusis_vote", "trusis_vote_withdrawn", "choice_made", "choice_withdrawn", "illusion_made",
+  "sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result", "whispered",
+]);
+/** Public announcements, also shown in the public chat as system lines. */
+export const SYSTEM_CODES = new Set([
+  "phase_started", "vote_killed", "nobody_killed", "died", "revived", "quiet_night", "game_over",
+  "stalemate", "phase_limit", "left", "replaced",
+]);
+const LOG_LIMIT = 3000;
+
+export class GameStore {
+  constructor(tableId) {
+    this.tableId = tableId;
+    this.key = `trusis.log.${safeKey(tableId)}`;
+    this.seat = null;        // my seat, from welcome (null: spectator)
+    this.you = null;
+    this.table = null;       // lobby-level table
+    this.view = null;
+    this.clock = { deadline: null, offset: 0 };
+    this.log = [];           // {seq, code, params, t, phase}
+    this.chat = [];          // {from, to, text, phase, t, seq}
+    this.listeners = new Set();
+    this.restored = false;
+  }
+
+  subscribe(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+  emit(change) { for (const fn of this.listeners) fn(change, this); }
+
+  /** Server time now, corrected for this machine's clock. */
+  now() { return Date.now() / 1000 + this.clock.offset; }
+  remaining() {
+    return this.clock.deadline ? Math.max(0, this.clock.deadline - this.now()) : null;
+  }
+
+  setClock(clock) {
+    if (!clock) return;
+    if (typeof clock.now === "number") this.clock.offset = clock.now - Date.now() / 1000;
+    this.clock.deadline = typeof clock.deadline === "number" ? clock.deadline : null;
+  }
+
+  /** The seq to resume from: only when this tab still holds the log and chat behind it. */
+  resumeSeq() {
+    const seq = storedSeq(this.tableId);
+    if (seq === null) return null;
+    try {
+      const raw = sessionStorage.getItem(this.key);
+      if (!raw) return null;
+      const kept = JSON.parse(raw);
+      if (kept.seq !== seq || !Array.isArray(kept.log) || !Array.isArray(kept.chat)) return null;
+      this.log = kept.log;
+      this.chat = kept.chat;
+      this.restored = true;
+      return seq;
+    } catch { return null; }
+  }
+
+  persist(seq) {
+    try {
+      if (this.log.length > LOG_LIMIT) this.log = this.log.slice(-LOG_LIMIT);
+      sessionStorage.setItem(this.key, JSON.stringify({ seq, log: this.log, chat: this.chat }));
+    } catch { /* full or off: a reload then asks for a snapshot */ }
+  }
+
+  welcome(msg) {
+    this.seat = Number.isInteger(msg.seat) ? msg.seat : null;
+    this.you = msg.you || null;
+    if (msg.table) this.table = msg.table;
+    this.emit({ kind: "welcome" });
+  }
+
+  setTable(table) {
+    this.table = table;
+    this.emit({ kind: "table" });
+  }
+
+  snapshot(msg) {
+    const view = msg.view || {};
+    this.view = view;
+    if ("seat" in view) this.seat = Number.isInteger(view.seat) ? view.seat : null;
+    this.setClock(msg.clock);
+    const t = this.now();
+    const recent = Array.isArray(msg.events) ? msg.events : null;
+    const lines = view.chat || [];
+    const spoken = recent ? recent.filter((e) => e.code === "said" || e.code === "whispered") : [];
+    if (recent && spoken.length === lines.length) {
+      // The recent events hold the whole chat: read it from them, with the system lines between.
+      this.chat = [];
+      this.log = [];
+      this.take(recent, null, view.phase);
+    } else {
+      this.chat = lines.map((line, i) => ({
+        from: line.from, to: line.to ?? null, text: line.text, phase: line.phase,
+        t: line.t ?? null, key: `s${i}`,
+      }));
+      if (!this.log.length) this.log = recent ? recent.map((e) => this.entry(e, null, view.phase)) : this.logFromView(view);
+    }
+    this.restored = false;
+    this.persist(msg.seq);
+    this.emit({ kind: "snapshot", events: [], at: t });
+  }
+
+  entry(e, t, phase) {
+    return { seq: e.seq, code: e.code, params: e.params || {}, t: e.t ?? t, phase };
+  }
+
+  /** Add events to the log, and their chat and system lines to the chat. */
+  take(events, t, phase) {
+    const fresh = [];
+    for (const e of events) {
+      const entry = this.entry(e, t, phase);
+      if (e.code === "said" || e.code === "whispered") {
+        const speaker = this.player(e.params.seat);
+        this.chat.push({
+          from: e.params.seat, to: e.params.to ?? null, text: e.params.text, phase,
+          t: entry.t, key: `e${e.seq}`, dead: t && speaker ? !speaker.alive : undefined,
+        });
+      } else if (SYSTEM_CODES.has(e.code)) {
+        this.chat.push({ system: true, code: e.code, params: entry.params, t: entry.t, key: `e${e.seq}` });
+      }
+      this.log.push(entry);
+      fresh.push(entry);
+    }
+    return fresh;
+  }
+
+  /** A log rebuilt from a view (a first visit mid-game): deaths, revivals and results. */
+  logFromView(view) {
+    const log = [];
+    for (const h of view.history || []) {
+      log.push({ code: "phase_started", params: { kind: h.phase.kind, number: h.phase.number }, phase: h.phase, t: null });
+      if (h.vote_killed) log.push({ code: "vote_killed", params: { seat: h.vote_killed }, phase: h.phase, t: null });
+      for (const s of h.died || []) if (s !== h.vote_killed) log.push({ code: "died", params: { seat: s }, phase: h.phase, t: null });
+      for (const s of h.revived || []) log.push({ code: "revived", params: { seat: s }, phase: h.phase, t: null });
+    }
+    for (const r of view.results || []) {
+      const params = { target: r.target };
+      if (r.result) params.result = r.result;
+      if (r.role) params.role = r.role;
+      log.push({ code: r.kind, params, phase: r.phase, t: null });
+    }
+    if (view.phase && view.status === "running") {
+      log.push({ code: "phase_started", params: { ...view.phase }, phase: view.phase, t: null });
+    }
+    return log;
+  }
+
+  events(msg) {
+    const before = this.view;
+    if (msg.view) {
+      // An events message's view leaves the chat out: keep reading it from the events.
+      this.view = msg.view;
+      if ("seat" in msg.view) this.seat = Number.isInteger(msg.view.seat) ? msg.view.seat : null;
+    }
+    this.setClock(msg.clock);
+    const t = this.now();
+    const phase = this.view?.phase || before?.phase || null;
+    const fresh = this.take(msg.events || [], t, phase);
+    this.restored = false;
+    this.persist(msg.seq);
+    this.emit({ kind: "events", events: fresh, before, at: t });
+  }
+
+  // -- questions the screens ask ------------------------------------------
+
+  player(seat) { return this.view?.players?.find((p) => p.seat === Number(seat)) || null; }
+  me() { return this.seat ? this.player(this.seat) : null; }
+  legal(kind) { return (this.view?.legal || []).find((a) => a.do === kind) || null; }
+
+  /** A bot plays the seat: from the start (the lobby's seats) or since a take-over. */
+  isBot(seat) {
+    if (this.player(seat)?.bot) return true;
+    const seats = this.table?.seats || [];
+    return seats.some((s) => Number(s.seat) === Number(seat) && s.kind === "bot");
+  }
+
+  /** Who is connected, from the lobby-level table (absent: assumed connected). */
+  connected(seat) {
+    const seats = this.table?.seats || this.table?.players || [];
+    const entry = Array.isArray(seats) ? seats.find((s) => Number(s.seat) === Number(seat)) : null;
+    return entry ? entry.connected !== false : true;
+  }
+}

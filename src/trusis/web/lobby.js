@@ -1,0 +1,118 @@
+// The lobby: choose a name (POST /api/guest), the open tables with their seats taken, and
+// the form that creates a table.
+
+import { fill, h } from "./dom.js";
+import { get, listOf, post } from "./api.js";
+import { t } from "./i18n.js";
+import { CreateForm } from "./createform.js";
+import { errorText } from "./errors.js";
+
+/** The name form: shown in the lobby, and at a table when nobody is signed in. */
+export function nameForm(app, { compact = false } = {}) {
+  const input = h("input", {
+    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: 32, required: true,
+    value: app.me?.name || "", attrs: { autocomplete: "nickname", placeholder: t("name.placeholder") },
+  });
+  const error = h("p", { class: "form-error", attrs: { role: "alert" } });
+  const form = h("form", {
+    class: ["card", "name-form", compact ? "compact" : ""], attrs: { "aria-labelledby": "name-title" },
+    on: {
+      submit: async (ev) => {
+        ev.preventDefault();
+        error.textContent = "";
+        try {
+          const answer = await post("/api/guest", { name: input.value });
+          app.setMe(answer.player || answer);
+        } catch (err) {
+          error.textContent = errorText(err);
+        }
+      },
+    },
+  },
+  h("h2", { id: "name-title" }, app.me ? t("name.change") : t("name.title")),
+  app.me ? h("p", { class: "hint" }, t("name.current", { name: app.me.name })) : h("p", { class: "hint" }, t("name.hint")),
+  h("div", { class: "row" }, h("label", { class: "sr-only", attrs: { for: input.id } }, t("name.label")), input,
+    h("button", { class: "btn btn-primary", type: "submit", text: app.me ? t("name.rename") : t("name.go") })),
+  error);
+  return form;
+}
+
+export class Lobby {
+  constructor(app) {
+    this.app = app;
+    this.list = h("div", { class: "table-list" });
+    this.el = h("div", { class: "lobby" });
+    this.timer = null;
+    this.form = null;
+  }
+
+  mount(main) {
+    fill(main, this.el);
+    this.render();
+    this.refresh();
+  }
+
+  unmount() {
+    clearTimeout(this.timer);
+    this.form?.stop();
+  }
+
+  render() {
+    this.form?.stop();
+    this.form = this.app.me ? new CreateForm({ onCreated: (table) => this.created(table) }) : null;
+    fill(this.el,
+      h("div", { class: "lobby-intro" }, h("h1", {}, t("lobby.title")), h("p", {}, t("lobby.intro"))),
+      h("div", { class: "lobby-grid" },
+        h("div", { class: "lobby-col" }, nameForm(this.app),
+          h("section", { class: "card tables", attrs: { "aria-labelledby": "tables-title" } },
+            h("div", { class: "card-head" }, h("h2", { id: "tables-title" }, t("lobby.tables")),
+              h("button", { class: "btn btn-small", type: "button", text: t("lobby.refresh"), on: { click: () => this.refresh() } })),
+            this.list)),
+        this.form ? this.form.el : h("section", { class: "card" }, h("h2", {}, t("create.title")), h("p", { class: "hint" }, t("create.need_name")))));
+  }
+
+  created(table) {
+    const q = table.invite ? `?invite=${encodeURIComponent(table.invite)}` : "";
+    this.app.navigate(`/t/${encodeURIComponent(table.id)}${q}`);
+  }
+
+  async refresh() {
+    clearTimeout(this.timer);
+    try {
+      const tables = listOf(await get("/api/tables"), "tables");
+      this.drawTables(tables);
+    } catch (err) {
+      fill(this.list, h("p", { class: "form-error" }, errorText(err)));
+    }
+    this.timer = setTimeout(() => this.refresh(), 5000);
+  }
+
+  drawTables(tables) {
+    if (!tables.length) {
+      fill(this.list, h("p", { class: "hint" }, t("lobby.no_tables")));
+      return;
+    }
+    fill(this.list, h("ul", { class: "tables-ul" }, tables.map((tb) => {
+      const seats = tb.options?.seats ?? (tb.seats || []).length;
+      const taken = tb.taken ?? (tb.seats || []).filter((s) => s.kind).length;
+      const mine = (tb.seats || []).some((s) => s.you);
+      const running = tb.status === "running";
+      const opts = tb.options || {};
+      const href = `/t/${encodeURIComponent(tb.id)}`;
+      return h("li", { class: ["table-row", running ? "is-running" : "is-open"] },
+        h("div", { class: "table-main" },
+          h("a", { class: "table-name", href, on: { click: (ev) => { ev.preventDefault(); this.app.navigate(href); } } }, tb.name || tb.id),
+          h("span", { class: "table-meta" },
+            t(running ? "lobby.running" : "lobby.open"), " · ",
+            t("lobby.taken", { taken, count: seats }), " · ",
+            opts.set?.custom ? t("lobby.custom") : t("lobby.standard"), " · ",
+            t("lobby.timers", { day: opts.day_seconds ?? "?", night: opts.night_seconds ?? "?" }), " · ",
+            t("lobby.host", { name: tb.host?.name || "?" }))),
+        h("a", { class: ["btn", running ? "" : "btn-primary"], href,
+          on: { click: (ev) => { ev.preventDefault(); this.app.navigate(href); } } },
+        mine ? t("lobby.back") : running ? t("lobby.watch") : t("lobby.join")));
+    })));
+  }
+}
+
+

@@ -1,0 +1,70 @@
+// The game log: every event this seat may see, with its time, private ones marked — vote
+// changes included, so late votes are on record. Results of powers stay here for good.
+
+import { clockTime, fill, h } from "./dom.js";
+import { capital, lang, msg, t } from "./i18n.js";
+import { PRIVATE_CODES } from "./game.js";
+
+const SKIP = new Set(["said", "whispered"]);
+
+export function kindOf(code) {
+  if (code === "died" || code === "vote_killed") return "death";
+  if (code === "revived") return "life";
+  if (code === "vote_cast" || code === "vote_withdrawn") return "vote";
+  if (code === "trusis_vote" || code === "trusis_vote_withdrawn") return "kill";
+  if (code === "choice_made" || code === "choice_withdrawn" || code === "illusion_made") return "mine";
+  if (code.endsWith("_result")) return "result";
+  if (code === "phase_started") return "phase";
+  return "system";
+}
+
+/** One event as a sentence in the player's language. */
+export function eventText(e) {
+  if (e.code === "phase_started") {
+    return msg(e.params.kind === "night" ? "play.banner_night" : "play.banner_day", { number: e.params.number });
+  }
+  if (e.code === "passed" && e.params.auto) return capital(t("log.auto_passed", { text: msg("event.passed", e.params) }));
+  if (e.code === "timed_out") return capital(msg("event.timed_out", {}));
+  return capital(msg(`event.${e.code}`, e.params));
+}
+
+export class GameLog {
+  constructor(store) {
+    this.store = store;
+    this.list = h("ol", {
+      class: "log-lines", attrs: { role: "log", "aria-label": t("log.title"), tabindex: "0" },
+    });
+    this.el = h("div", { class: "log" }, this.list);
+    this.drawn = 0;
+  }
+
+  entries() { return this.store.log.filter((e) => !SKIP.has(e.code)); }
+
+  line(e) {
+    const kind = kindOf(e.code);
+    const secret = PRIVATE_CODES.has(e.code);
+    const marks = { death: "☠", life: "✚", vote: "→", kill: "⚔", mine: "•", result: "◆", phase: "", system: "·" };
+    return h("li", { class: ["log-line", `is-${kind}`, secret ? "is-private" : ""] },
+      e.t && kind !== "phase" ? h("time", { class: "log-time" }, clockTime(e.t, lang())) : null,
+      marks[kind] ? h("span", { class: "log-mark", attrs: { "aria-hidden": "true" } }, marks[kind]) : null,
+      h("span", { class: "log-text" }, eventText(e)),
+      secret ? h("span", { class: "log-private" }, ` ${t("log.private")}`) : null);
+  }
+
+  render(force = false) {
+    const entries = this.entries();
+    const follow = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 12;
+    if (!force && this.drawn && entries.length >= this.drawn) {
+      for (const e of entries.slice(this.drawn)) this.list.append(this.line(e));
+    } else {
+      fill(this.list, entries.length ? entries.map((e) => this.line(e)) : h("li", { class: "log-empty" }, t("log.empty")));
+    }
+    this.drawn = entries.length;
+    if (follow) this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  redraw() {
+    this.list.setAttribute("aria-label", t("log.title"));
+    this.render(true);
+  }
+}

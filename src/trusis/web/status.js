@@ -1,0 +1,94 @@
+// The status bar: the phase (role="status"), an mm:ss countdown from the server's deadline
+// corrected for the local clock (emphasised in the last 15 s, announced at thresholds, not
+// every second), the living and passed counts, the prompt, and the "You are …" chip.
+
+import { fill, h, mmss } from "./dom.js";
+import { msg, phaseName, t } from "./i18n.js";
+import { announce } from "./dialogs.js";
+import { youAre } from "./rules.js";
+
+const THRESHOLDS = [60, 30, 10];
+
+export class StatusBar {
+  constructor(store, { onRole, prompt }) {
+    this.store = store;
+    this.prompt = prompt;
+    this.phase = h("span", { class: "phase", attrs: { role: "status" } });
+    this.countdown = h("span", { class: "countdown", attrs: { "aria-label": t("status.time_left") } });
+    this.counts = h("span", { class: "counts" });
+    this.promptEl = h("p", { class: "prompt" });
+    this.conn = h("span", { class: "conn", attrs: { role: "status" } });
+    this.chip = h("button", {
+      class: "role-chip", type: "button", hidden: true, attrs: { "aria-haspopup": "dialog" },
+      on: { click: () => onRole() },
+    });
+    this.el = h("section", { class: "statusbar", attrs: { "aria-label": t("status.label") } },
+      h("div", { class: "status-main" }, this.phase, this.countdown, this.counts),
+      this.promptEl, h("div", { class: "status-side" }, this.conn, this.chip));
+    this.said = new Set();
+    this.phaseKey = "";
+    this.timer = setInterval(() => this.tick(), 250);
+  }
+
+  stop() { clearInterval(this.timer); }
+
+  setConnection(status) {
+    const text = { open: "", connecting: t("conn.connecting"), reconnecting: t("conn.reconnecting") }[status];
+    this.conn.textContent = text ?? t(`conn.${status}`);
+    this.conn.classList.toggle("is-bad", !!text || status === "fatal");
+  }
+
+  tick() {
+    const view = this.store.view;
+    const left = this.store.remaining();
+    if (!view || view.status !== "running" || left === null) {
+      this.countdown.textContent = "";
+      this.countdown.hidden = true;
+      return;
+    }
+    this.countdown.hidden = false;
+    const text = mmss(left);
+    if (this.countdown.textContent !== text) this.countdown.textContent = text;
+    this.countdown.classList.toggle("is-urgent", left <= 15);
+    this.countdown.setAttribute("aria-label", t("status.time_left_is", { time: text }));
+    for (const s of THRESHOLDS) {
+      const key = `${this.phaseKey}:${s}`;
+      if (left <= s && left > s - 2 && !this.said.has(key)) {
+        this.said.add(key);
+        announce(t("status.seconds_left", { count: s }));
+      }
+    }
+  }
+
+  render() {
+    const view = this.store.view;
+    const table = this.store.table;
+    if (!view) {
+      fill(this.phase, table?.status === "open" ? t("status.waiting") : "");
+      fill(this.counts);
+      this.promptEl.textContent = "";
+      this.chip.hidden = true;
+      this.tick();
+      return;
+    }
+    const night = view.phase?.kind === "night";
+    this.phaseKey = `${view.phase?.kind}:${view.phase?.number}`;
+    if (view.status === "finished") fill(this.phase, "★ ", t("status.finished"));
+    else fill(this.phase, night ? "☾ " : "☀ ", phaseName(view.phase));
+    const alive = (view.alive || []).length;
+    const players = (view.players || []).length;
+    const bits = [msg("play.alive_count", { alive, players })];
+    if (view.status === "running") bits.push(msg("play.passed_count", { passed: (view.passed || []).length, alive }));
+    if (view.quiet_phases && view.status === "running") bits.push(msg("play.quiet", { quiet: view.quiet_phases }));
+    fill(this.counts, bits.join(" · "));
+    this.promptEl.textContent = this.prompt();
+    if (view.role) {
+      this.chip.hidden = false;
+      fill(this.chip, youAre(view.role));
+      this.chip.className = `role-chip team-${String(view.team || "").toLowerCase()}`;
+    } else {
+      this.chip.hidden = true;
+    }
+    this.tick();
+  }
+}

@@ -1,0 +1,245 @@
+// A table: the waiting room before the start, the game (status bar, seats, action panel,
+// chat, log, notebook), then the end screen. One WebSocket feeds one store; every panel
+// renders from the store's latest view.
+
+import { fill, h } from "./dom.js";
+import { get } from "./api.js";
+import { capital, lang, msg, onLangChange, setNames, t } from "./i18n.js";
+import { GameStore } from "./game.js";
+import { TableConnection } from "./net.js";
+import { StatusBar } from "./status.js";
+import { SeatRing } from "./seats.js";
+import { ActionPanel } from "./actions.js";
+import { Chat } from "./chat.js";
+import { GameLog, eventText } from "./log.js";
+import { Notebook } from "./notebook.js";
+import { EndScreen } from "./endscreen.js";
+import { WaitingRoom } from "./waiting.js";
+import { Tabs } from "./tabs.js";
+import { roleCard } from "./rules.js";
+import { banner, resultCard } from "./dialogs.js";
+import { nameForm } from "./lobby.js";
+import { errorText } from "./errors.js";
+
+const PHONE = "(max-width: 600px)";
+const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
+
+export class TableScreen {
+  constructor(app, tableId, invite) {
+    this.app = app;
+    this.invite = invite;
+    const store = this.store = new GameStore(tableId);
+    this.notebook = new Notebook(store);
+    this.ring = new SeatRing(store, this.notebook, { onSelect: () => this.actions.render() });
+    this.actions = new ActionPanel(store, { act: (a) => this.act(a), selected: () => this.ring.selected });
+    this.chat = new Chat(store, { send: (a) => this.act(a), onUnread: (n) => this.unread(n) });
+    this.log = new GameLog(store);
+    this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt() });
+    this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow() });
+    this.end = new EndScreen(store, { invite, onLeave: () => this.app.navigate("/") });
+    this.notebook.onChange = () => this.ring.render();
+    this.side = new Tabs(["chat", "log", "notebook"], { label: t("tab.side"), cls: "tabs-side", idPrefix: "tab-d", onChange: () => this.showPanels() });
+    this.phone = new Tabs(["table", "chat", "notebook", "log"], { label: t("tab.phone"), cls: "tabs-phone", idPrefix: "tab-p", onChange: (id) => { if (id !== "table") this.side.choose(id); this.showPanels(); } });
+    this.centre = h("section", { class: "panel panel-table", id: "panel-table", attrs: { role: "tabpanel", "aria-labelledby": "tab-p-table" } });
+    this.panels = {
+      chat: h("section", { class: "panel", id: "panel-chat", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-chat" } }, this.chat.el),
+      log: h("section", { class: "panel", id: "panel-log", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-log" } }, this.log.el),
+      notebook: h("section", { class: "panel", id: "panel-notebook", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-notebook" } }, this.notebook.el),
+    };
+    this.layout = h("div", { class: "layout" }, this.centre,
+      h("aside", { class: "side", attrs: { "aria-label": t("tab.side") } }, this.side.el, Object.values(this.panels)));
+    this.notice = h("div", { class: "table-notice" });
+    this.foot = h("div", { class: "table-foot" });
+    this.el = h("div", { class: "table-screen" }, this.status.el, this.notice, this.phone.el, this.layout, this.actions.el);
+    this.conn = new TableConnection(tableId, {
+      invite, lang: lang(), resume: () => store.resumeSeq(),
+      onMessage: (m) => this.receive(m), onStatus: (s, d) => this.connection(s, d),
+    });
+    store.subscribe((change) => this.changed(change));
+    this.media = window.matchMedia(PHONE);
+    this.onMedia = () => this.showPanels();
+    this.lastStatus = null;
+  }
+
+  mount(main) {
+    document.body.classList.add("app-screen");
+    fill(main, this.el);
+    this.media.addEventListener("change", this.onMedia);
+    onLangChange(() => this.relang());
+    this.showPanels();
+    this.render();
+    this.loadTable();
+    if (this.app.me) this.conn.start();
+    else this.needName();
+  }
+
+  unmount() {
+    this.conn.stop();
+    this.status.stop();
+    this.waiting.stop();
+    this.media.removeEventListener("change", this.onMedia);
+    document.body.classList.remove("theme-night", "app-screen");
+  }
+
+  async loadTable() {
+    const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
+    try {
+      this.store.setTable(await get(`/api/tables/${encodeURIComponent(this.store.tableId)}${q}`));
+    } catch (err) {
+      if (err.status === 404 || err.status === 403) this.fatal(err.code);
+    }
+  }
+
+  onMe() {
+    fill(this.notice);
+    this.conn.stop();
+    this.conn.start();
+    this.loadTable();
+  }
+
+  needName() { fill(this.notice, nameForm(this.app, { compact: true })); }
+
+  fatal(code) {
+    if (code === "not_signed_in") { this.needName(); return; }
+    fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } },
+      h("p", {}, errorText({ code })),
+      h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))));
+  }
+
+  connection(status, detail) {
+    this.status.setConnection(status === "fatal" ? "lost" : status);
+    if (status === "fatal") this.fatal(detail);
+  }
+
+  act(action) {
+    if (!this.store.seat) return Promise.resolve({ type: "refused", code: "spectator", params: {} });
+    return this.conn.act(action);
+  }
+
+  receive(m) {
+    const store = this.store;
+    switch (m.type) {
+      case "welcome": store.welcome(m); break;
+      case "table": {
+        const was = store.table?.status;
+        store.setTable(m.table);
+        // At the start (and for a seat handed over) ask for a fresh snapshot of the game.
+        if (was === "open" && m.table.status !== "open") this.conn.reconnectNow();
+        break;
+      }
+      case "snapshot": store.snapshot(m); break;
+      case "events": store.events(m); break;
+      case "error": this.actions.showRefusal({ code: m.code, params: {} }); break;
+      case "pong": if (typeof m.now === "number") store.clock.offset = m.now - Date.now() / 1000; break;
+      default: break;
+    }
+  }
+
+  changed(change) {
+    if (change.kind === "events") this.announce(change.events);
+    this.render();
+  }
+
+  /** Dawn, dusk, deaths and revivals as one banner per batch; results as cards. */
+  announce(events) {
+    const lines = [];
+    let kind = "info";
+    for (const e of events) {
+      if (e.code === "phase_started") {
+        const text = eventText(e);
+        lines.push(text);
+        kind = e.params.kind === "night" ? "night" : "day";
+        const legal = (this.store.view?.legal || []).some((a) => !["say", "leave", "pass"].includes(a.do));
+        if (legal) this.app.alert(t("alert.your_turn", { phase: text }));
+      } else if (["died", "revived", "nobody_killed", "quiet_night", "stalemate", "phase_limit"].includes(e.code)) {
+        lines.push(`${e.code === "died" ? "☠ " : e.code === "revived" ? "✚ " : ""}${eventText(e)}`);
+      } else if (e.code === "vote_killed") {
+        lines.push(eventText(e));
+      } else if (RESULTS.has(e.code)) {
+        resultCard(t(`result.${e.code}`), eventText(e));
+        this.app.alert(eventText(e));
+      } else if (e.code === "game_over") {
+        lines.push(capital(msg("event.game_over", e.params)));
+        kind = "info";
+        this.end.load();
+      }
+    }
+    if (lines.length) banner(lines, kind);
+  }
+
+  unread(n) {
+    this.side.badge("chat", this.side.current === "chat" ? 0 : n);
+    this.phone.badge("chat", this.phone.current === "chat" ? 0 : n);
+  }
+
+  phoneMode() { return this.media.matches; }
+
+  showPanels() {
+    const phone = this.phoneMode();
+    const view = phone ? this.phone.current : this.side.current;
+    this.layout.dataset.side = this.side.current;
+    this.layout.dataset.phone = this.phone.current;
+    this.chat.setVisible(view === "chat");
+    if (view === "log") this.log.render();
+  }
+
+  relang() {
+    this.conn.setLang(lang());
+    this.side.render();
+    this.phone.render();
+    this.chat.redraw();
+    this.log.redraw();
+    this.notebook.rebuild();
+    if (this.store.view?.status === "finished") this.end.load();
+    this.render();
+  }
+
+  /** The role card in the ring's centre, drawn again only when what it says changes. */
+  drawRole(view) {
+    const key = JSON.stringify([lang(), view.role, view.known, view.status, this.store.seat]);
+    if (key === this.roleKey) return;
+    this.roleKey = key;
+    const old = this.ring.centre.querySelector("details");
+    const open = old ? old.open : !this.phoneMode();
+    if (view.role) fill(this.ring.centre, roleCard(view, this.store.seat, open));
+    else fill(this.ring.centre, h("p", { class: "hint" }, t("seat.spectating")));
+  }
+
+  render() {
+    const store = this.store;
+    const view = store.view;
+    if (view?.players) setNames(view.players);
+    else if (store.table?.seats) setNames(store.table.seats.filter((s) => s.name));
+    const night = view?.status === "running" && view.phase?.kind === "night";
+    document.body.classList.toggle("theme-night", night);
+    const status = view?.status || store.table?.status || "open";
+    this.el.dataset.status = status;
+    this.status.render();
+    if (!view) {
+      if (this.lastStatus !== "open") fill(this.centre, this.waiting.el);
+      this.lastStatus = "open";
+      this.waiting.render();
+      this.actions.render();
+      return;
+    }
+    if (status === "finished") {
+      if (this.lastStatus !== "finished") {
+        fill(this.centre, this.end.el, this.ring.wrap, this.foot);
+        this.end.render();
+        this.end.load();
+      }
+      this.el.classList.add("is-finished");
+    } else if (this.lastStatus !== "running") {
+      fill(this.centre, this.ring.wrap, this.foot);
+    }
+    this.lastStatus = status;
+    this.drawRole(view);
+    this.ring.render();
+    const canLeave = (view.legal || []).some((a) => a.do === "leave");
+    fill(this.foot, canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null);
+    this.actions.render();
+    this.chat.render();
+    this.log.render();
+    this.notebook.render();
+  }
+}

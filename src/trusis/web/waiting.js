@@ -1,0 +1,145 @@
+// Before the start: the table's seats, taking and leaving one, and for the host bots of a
+// kind (GET /api/bots), freeing seats, the invite link of a private table, and Start.
+
+import { fill, h } from "./dom.js";
+import { del, get, post } from "./api.js";
+import { roleName, t } from "./i18n.js";
+import { Balance } from "./balance.js";
+import { errorText } from "./errors.js";
+
+let botKinds = null;
+
+async function kinds() {
+  if (!botKinds) {
+    try {
+      const data = await get("/api/bots");
+      const list = Array.isArray(data) ? data : data.kinds || [];
+      botKinds = { kinds: list.map((k) => (typeof k === "string" ? k : k.kind || k.name)), default: data.default || list[0] };
+    } catch { botKinds = { kinds: ["heuristic", "random"], default: "heuristic" }; }
+  }
+  return botKinds;
+}
+
+export class WaitingRoom {
+  constructor(app, store, { invite, onSeatChange }) {
+    this.app = app;
+    this.store = store;
+    this.invite = invite;
+    this.onSeatChange = onSeatChange;
+    this.balance = new Balance();
+    this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
+    this.el = h("section", { class: "waiting" });
+    this.kind = null;
+    this.busy = false;
+  }
+
+  path(suffix = "") {
+    const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
+    return `/api/tables/${encodeURIComponent(this.store.tableId)}${suffix}${q}`;
+  }
+
+  async call(fn, seatChange = false) {
+    if (this.busy) return;
+    this.busy = true;
+    this.error.textContent = "";
+    try {
+      const answer = await fn();
+      const table = answer?.table || (answer?.seats ? answer : null);
+      if (table) this.store.setTable(table);
+      if (seatChange) this.onSeatChange();
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  sit(seat) { return this.call(() => post(this.path("/seats"), seat ? { seat } : {}), true); }
+  stand() { return this.call(() => del(this.path("/seats/mine")), true); }
+  addBot(seat) { return this.call(() => post(this.path("/bots"), { kind: this.kind, ...(seat ? { seat } : {}) })); }
+  free(seat) { return this.call(() => del(this.path(`/seats/${seat}`))); }
+  start() { return this.call(() => post(this.path("/start"))); }
+
+  async fill() {
+    const empty = (this.store.table?.seats || []).filter((s) => !s.kind).map((s) => s.seat);
+    for (const seat of empty) {
+      await this.addBot(seat);
+      if (this.error.textContent) break;
+    }
+  }
+
+  async render() {
+    const table = this.store.table;
+    if (!table) { fill(this.el, h("p", { class: "hint" }, t("wait.loading"))); return; }
+    const { kinds: list, default: def } = await kinds();
+    if (!this.kind) this.kind = def;
+    const host = !!table.you_host;
+    const seats = table.seats || [];
+    const mine = seats.find((s) => s.you);
+    const empty = seats.filter((s) => !s.kind);
+    const opts = table.options || {};
+    const link = table.invite ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}` : null;
+    const kindSelect = h("select", { id: "bot-kind", on: { change: (ev) => { this.kind = ev.target.value; } } },
+      list.map((k) => h("option", { value: k, text: t(`bot.${k}`) === `bot.${k}` ? k : t(`bot.${k}`) })));
+    kindSelect.value = this.kind;
+    const copy = link ? h("button", { class: "btn btn-small", type: "button", text: t("wait.copy"),
+      on: { click: async (ev) => {
+        try { await navigator.clipboard.writeText(link); ev.target.textContent = t("wait.copied"); } catch { linkInput.select(); }
+      } } }) : null;
+    const linkInput = link ? h("input", { type: "text", readOnly: true, value: link, id: "invite-link", on: { focus: (ev) => ev.target.select() } }) : null;
+    this.balance.show(opts.seats || seats.length, opts.set || { standard: true });
+    fill(this.el,
+      h("div", { class: "waiting-head" },
+        h("h1", {}, table.name),
+        h("p", { class: "hint" }, t("wait.host", { name: table.host?.name || "?" }), " · ",
+          t("lobby.timers", { day: opts.day_seconds, night: opts.night_seconds }), " · ",
+          opts.set?.custom ? t("lobby.custom") : t("lobby.standard"),
+          opts.private ? ` · ◆ ${t("wait.private")}` : "",
+          opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
+      link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t("wait.invite")),
+        h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,
+      h("div", { class: "waiting-grid" },
+        h("section", { class: "card" },
+          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length, count: seats.length })),
+          h("ol", { class: "wait-seats" }, seats.map((s) => this.seatRow(s, { host, mine }))),
+          h("div", { class: "row wrap" },
+            !this.app.me ? h("p", { class: "hint" }, t("wait.need_name"))
+              : mine ? h("button", { class: "btn", type: "button", text: t("wait.stand"), on: { click: () => this.stand() } })
+                : empty.length ? h("button", { class: "btn btn-primary", type: "button", text: t("wait.sit"), on: { click: () => this.sit(null) } }) : null),
+          host ? h("div", { class: "host-tools" },
+            h("h3", {}, t("wait.host_tools")),
+            h("div", { class: "row wrap" },
+              h("label", { attrs: { for: "bot-kind" } }, t("wait.bot_kind")), kindSelect,
+              h("button", { class: "btn", type: "button", text: t("wait.add_bot"), disabled: !empty.length, on: { click: () => this.addBot(null) } }),
+              h("button", { class: "btn", type: "button", text: t("wait.fill_bots"), disabled: !empty.length, on: { click: () => this.fill() } })),
+            h("div", { class: "row wrap" },
+              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), disabled: !!empty.length, on: { click: () => this.start() } }),
+              empty.length ? h("span", { class: "hint" }, t("wait.empty", { count: empty.length })) : null))
+            : h("p", { class: "hint" }, t("wait.host_starts")),
+          this.error),
+        h("section", { class: "card" },
+          h("h2", {}, t("create.dealt")),
+          h("ul", { class: "dealt-list" }, Object.entries(table.roles || {}).map(([r, n]) =>
+            h("li", {}, h("span", { class: "count" }, `${n} ×`), " ", roleName(r)))),
+          this.balance.el)));
+  }
+
+  seatRow(s, { host, mine }) {
+    const kind = s.kind;
+    const label = !kind ? t("wait.free")
+      : kind === "bot" ? `⚙ ${s.name}` : kind === "program" ? `⌨ ${s.name}` : s.name;
+    return h("li", { class: ["wait-seat", kind ? "is-taken" : "is-free", s.you ? "is-me" : ""] },
+      h("span", { class: "seat-num" }, String(s.seat)),
+      h("span", { class: "wait-name" }, label),
+      s.you ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
+      kind === "bot" ? h("span", { class: "badge" }, t("seat.bot"), s.bot_kind ? ` · ${s.bot_kind}` : "") : null,
+      kind === "person" && s.connected === false ? h("span", { class: "badge" }, `⚡ ${t("seat.offline")}`) : null,
+      h("span", { class: "wait-actions" },
+        !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), on: { click: () => this.sit(s.seat) } }) : null,
+        !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), on: { click: () => this.addBot(s.seat) } }) : null,
+        kind && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), on: { click: () => this.free(s.seat) } }) : null));
+  }
+
+  stop() { this.balance.stop(); }
+}
