@@ -30,6 +30,12 @@ TIP: Final = "tip"  # a whisper: "{name} is the {role}"
 DEFEND: Final = "defend"
 FOLLOW: Final = "follow"
 HELLO: Final = "hello"
+# Said by the `easy`/`normal` bots only, and read back by `trusis.bots.listen` (not in PARSED,
+# so the `heuristic` bot reads exactly what it always read).
+CLAIM_ROLE: Final = "claim_role"  # "I am the {role}."
+COUNTER: Final = "counter"  # "{name} is lying: I am the {role}."
+PLAN: Final = "plan"  # a whisper among TRUSIS: "Let's all vote {name}."
+BUS: Final = "bus"  # a whisper to a doomed ally: why this bot votes against it
 
 TEMPLATES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
     "en": {
@@ -45,6 +51,10 @@ TEMPLATES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
         DEFEND: ("It's not me, I'm on the Humans' side!", "You are wasting your votes on me."),
         FOLLOW: ("Fine, I'll go with the majority.", "Let's not split the vote."),
         HELLO: ("Good luck, everyone.", "Let's find them."),
+        CLAIM_ROLE: ("I am the {role}.",),
+        COUNTER: ("{name} is lying: I am the {role}.",),
+        PLAN: ("Let's all vote {name}.",),
+        BUS: ("Sorry {name}: you are lost, I vote with them to stay hidden.",),
     },
     "fr": {
         SWEEP_TRUSIS: ("J'ai balayé {name} cette nuit : Trusis ! Votez {name}.",),
@@ -61,6 +71,10 @@ TEMPLATES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
                  "Vous gaspillez vos votes sur moi."),
         FOLLOW: ("D'accord, je suis la majorité.", "Ne divisons pas le vote."),
         HELLO: ("Bonne chance à tous.", "Trouvons-les."),
+        CLAIM_ROLE: ("Je suis {role}.",),
+        COUNTER: ("{name} ment : je suis {role}.",),
+        PLAN: ("Votons tous {name}.",),
+        BUS: ("Désolé {name} : tu es perdu, je vote avec eux pour rester caché.",),
     },
     "it": {
         SWEEP_TRUSIS: ("Stanotte ho spazzato {name}: Trusis! Votate {name}.",),
@@ -76,6 +90,10 @@ TEMPLATES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
         DEFEND: ("Non sono io, sto con gli Umani!", "State sprecando i voti su di me."),
         FOLLOW: ("Va bene, seguo la maggioranza.", "Non dividiamo il voto."),
         HELLO: ("Buona fortuna a tutti.", "Troviamoli."),
+        CLAIM_ROLE: ("Sono {role}.",),
+        COUNTER: ("{name} mente: sono io {role}.",),
+        PLAN: ("Votiamo tutti {name}.",),
+        BUS: ("Scusa {name}: sei perso, voto con loro per restare nascosto.",),
     },
 }
 

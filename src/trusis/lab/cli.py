@@ -157,6 +157,28 @@ def render_table(tallies: Sequence[Tally], title: str,
     return table
 
 
+def render_votes(tallies: Sequence[Tally]) -> Table:
+    """How the day votes took shape, per player count: how often the day's victim was the
+    first seat voted for, and how concentrated the visible votes were along the day."""
+    table = Table(title="How the day votes took shape", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption="Kill days: days whose vote killed someone. First voted: of those, "
+                  "the share whose victim drew the day's first visible vote. Top share: the "
+                  "largest share of the visible votes on one seat after a quarter, a half "
+                  "and all of the day's actions (days with a visible vote by then).")
+    table.add_column("Players", justify="right")
+    table.add_column("Kill days", justify="right")
+    table.add_column("First voted %", justify="right")
+    for name in ("¼ day %", "½ day %", "day %"):
+        table.add_column(f"Top {name}", justify="right")
+    for t in tallies:
+        votes = t.votes.as_dict()
+        conc = votes["concentration"]
+        table.add_row(str(t.players), str(votes["kill_days"]),
+                      f"{votes['first_voted_share'] * 100:.0f}",
+                      *(f"{conc[k] * 100:.0f}" for k in ("quarter", "half", "all")))
+    return table
+
+
 def _pyplot() -> Any:
     """matplotlib's pyplot on the Agg backend, or exit 2 saying how to install it."""
     try:
@@ -287,5 +309,6 @@ def simulate_command(
         typer.echo(json.dumps(doc, ensure_ascii=False))
         return
     Console().print(render_table(tallies, title, dealt))
+    Console().print(render_votes(tallies))
     total = sum(t.games for t in tallies)
     typer.echo(f"{total} games in {elapsed:.2f} s ({total / max(elapsed, 1e-9):.1f} games/s)")

@@ -20,6 +20,8 @@ from typing import Any
 
 from trusis.bots.driver import BotDriver
 from trusis.bots.registry import create_bot
+from trusis.rules.actions import Action
+from trusis.rules.events import PUBLIC, Event
 from trusis.rules.roles import TEAM_OF, TEAMS
 from trusis.rules.state import GameState
 from trusis.rules.victory import DRAW, PHASE_LIMIT, STALEMATE_PHASES
@@ -44,6 +46,98 @@ class GameResult:
     capped: int
     record: dict[str, Any] | None = None
     ending: str = "team_win"  # or how a draw came: stalemate, phase_limit, no_survivors
+    votes: DayVotes | None = None
+
+
+QUARTERS = ("quarter", "half", "all")
+"""The points of a day at which vote concentration is measured (share of its actions)."""
+
+
+@dataclass
+class DayVotes:
+    """How one game's day votes took shape (see `VoteLog`), summed over its days.
+
+    `kill_days`: days whose vote killed someone; `first_voted`: of those, the days whose
+    victim was the first seat anyone visibly voted for that day. `concentration[k]` sums,
+    over the `measured[k]` days that had a visible vote at that point, the largest share
+    of the visible votes on one seat after a quarter, a half and all of the day's actions.
+    """
+
+    kill_days: int = 0
+    first_voted: int = 0
+    concentration: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    measured: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+    def add(self, other: DayVotes) -> None:
+        self.kill_days += other.kill_days
+        self.first_voted += other.first_voted
+        for k in range(3):
+            self.concentration[k] += other.concentration[k]
+            self.measured[k] += other.measured[k]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kill_days": self.kill_days,
+            "first_voted_victim": self.first_voted,
+            "first_voted_share": round(self.first_voted / max(1, self.kill_days), 4),
+            "concentration": {name: round(self.concentration[k] / max(1, self.measured[k]), 4)
+                              for k, name in enumerate(QUARTERS)},
+        }
+
+
+class VoteLog(Table):
+    """A table that notes, day by day, every accepted action and the visible votes it
+    left, so the lab can tell how a day's vote took shape (who was voted first, how
+    concentrated the votes were along the day) without the bots knowing anything."""
+
+    def __init__(self, players: Sequence[str], seed: int = 0,
+                 custom: Mapping[str, int] | None = None) -> None:
+        super().__init__(players, seed, custom)
+        self.days: list[list[dict[int, int]]] = []  # per day: visible votes after each action
+        self.first: list[int] = []  # per day: the first seat voted for (0: none)
+        self.victims: list[int] = []  # per day: the seat the vote killed (0: nobody)
+
+    def play(self, action: Action, t: float | None = None) -> list[Event]:
+        state = self.state
+        day = state.running and state.kind == "day"
+        if day and len(self.days) < state.number:
+            self.days.append([])
+            self.first.append(0)
+            self.victims.append(0)
+        events = super().play(action, t)
+        if day:
+            index = len(self.days) - 1
+            steps = self.days[index]
+            votes = dict(steps[-1]) if steps else {}
+            for event in events:
+                code, params = event.code, event.params
+                if code == "vote_cast" and event.audience == PUBLIC:
+                    votes[params["voter"]] = params["target"]
+                    if not self.first[index]:
+                        self.first[index] = params["target"]
+                elif code == "vote_withdrawn" and event.audience == PUBLIC:
+                    votes.pop(params["voter"], None)
+                elif code == "vote_killed":
+                    self.victims[index] = params["seat"]
+            steps.append(votes)
+        return events
+
+    def measure(self) -> DayVotes:
+        out = DayVotes()
+        for steps, first, victim in zip(self.days, self.first, self.victims, strict=True):
+            if victim:
+                out.kill_days += 1
+                out.first_voted += victim == first
+            for k, share in enumerate((0.25, 0.5, 1.0)):
+                at = max(1, math.ceil(share * len(steps))) - 1
+                votes = steps[at] if steps else {}
+                if votes:
+                    counts: dict[int, int] = {}
+                    for target in votes.values():
+                        counts[target] = counts.get(target, 0) + 1
+                    out.concentration[k] += max(counts.values()) / len(votes)
+                    out.measured[k] += 1
+        return out
 
 
 def game_seed(base: int, players: int, index: int) -> int:
@@ -55,7 +149,7 @@ def play_one(players: int, seed: int, custom: Mapping[str, int] | None,
              bots: Mapping[str, str], lang: str = "en", index: int = 0,
              keep_record: bool = False) -> GameResult:
     """Play one game with bot kind `bots[team]` in every seat of that team."""
-    game = Table(NAMES[:players], seed, custom)
+    game = VoteLog(NAMES[:players], seed, custom)
     state = game.state
     seated = {s: create_bot(bots[TEAM_OF[state.roles[s]]], s, seed, lang)
               for s in range(1, players + 1)}
@@ -65,7 +159,7 @@ def play_one(players: int, seed: int, custom: Mapping[str, int] | None,
     return GameResult(
         players, index, seed, winner, state.number, len(state.history), driver.actions,
         len(driver.refused), len(driver.capped),
-        game.record.to_dict() if keep_record else None, ending_of(state),
+        game.record.to_dict() if keep_record else None, ending_of(state), game.measure(),
     )
 
 
@@ -96,9 +190,12 @@ class Tally:
     refused: int = 0
     capped: int = 0
     endings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+    votes: DayVotes = field(default_factory=DayVotes)
 
     def add(self, result: GameResult) -> None:
         self.games += 1
+        if result.votes is not None:
+            self.votes.add(result.votes)
         self.endings[result.ending] += 1
         self.wins[result.winner] += 1
         self.days += result.days
@@ -122,6 +219,7 @@ class Tally:
             "endings": dict(self.endings),
             "refused_actions": self.refused,
             "capped_turns": self.capped,
+            "votes": self.votes.as_dict(),
         }
 
 

@@ -1,0 +1,277 @@
+"""The `normal` and `easy` bots: they listen, deliberate over the day, and bluff.
+
+Both are the heuristic bot (`trusis.bots.heuristic`) with `ListeningBeliefs`
+(`trusis.bots.weigh`: free text read by `trusis.bots.listen`, claims weighed
+against each other) and a day vote that takes shape over the phase:
+
+- **Early votes spread.** On its first turn a bot votes only if it is convinced
+  (real evidence), or on a hunch with some chance; either way for its *own* best
+  suspect — an early vote never follows another early vote.
+- **Then the table deliberates.** From turn to turn the weight a bot gives to the
+  votes already cast grows (`social`), so it moves to the seat that evidence *and*
+  the table point to; a vote moves only when the new seat is clearly better
+  (`stickiness`), and from turn `MAX_DAY_TURNS` a vote stays put. When nobody moved
+  since its last turn, a bot gives the table's votes their full weight, so a table
+  with no evidence still agrees on someone rather than splitting.
+- **The TRUSIS coordinate.** The TRUSIS with the lowest seat whispers the day's plan
+  to the others ("Let's all vote X"), who weigh it; none votes a known team-mate,
+  except when that team-mate already has a majority against it — then, having
+  whispered it why ("you are lost, I vote with them to stay hidden"), it votes with
+  the crowd. The record says so in words.
+- **Claims, true and false.** A Human Sweeper challenges anyone else who claims to be
+  the Sweeper. From Day 2 the planning TRUSIS of a `normal` table may pose as the
+  Sweeper: it "publishes" a sweep of the seat the team most wants gone ("I swept X:
+  Trusis!"), and when a real Sweeper names one of its team it calls that one a liar
+  and "clears" its team-mate — unless someone already claimed the Sweeper, in which
+  case it challenges that claim instead.
+
+`easy` differs from `normal` in what it leaves out and how noisy it is: it reads
+people but takes every claim at face value (no counter-claim checks), votes on
+hunches sooner and with more noise, follows the crowd harder, never bluffs and
+does not coordinate with its team.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+from trusis.bots import chat, tactics
+from trusis.bots.heuristic import HeuristicBot
+from trusis.bots.weigh import ListeningBeliefs
+from trusis.rules.actions import Action
+from trusis.rules.roles import (
+    BLACK_KNIGHT,
+    ILLUSIONIST,
+    SWEEPER,
+    TEAM_HUMAN,
+    TEAM_TRUSIS,
+    TRUSIS,
+    WHITE_KNIGHT,
+    WISE_WOMAN,
+)
+
+MAX_DAY_TURNS = 8  # from this turn of a day on, a bot that has voted keeps its vote
+
+
+class NormalBot(HeuristicBot):
+    """The default bot: listens, deliberates, coordinates with its team and bluffs."""
+
+    kind: ClassVar[str] = "normal"
+    LISTEN: ClassVar[bool] = True
+    SCEPTIC: ClassVar[bool] = True
+    BLUFF: ClassVar[bool] = True
+    COORDINATE: ClassVar[bool] = True
+    NOISE: ClassVar[float] = 1.0  # times the heuristic's per-phase jitter
+    FIRST: ClassVar[float] = 0.4  # chance of a first-turn vote on a hunch
+    SOCIAL: ClassVar[dict[str, float]] = {TEAM_HUMAN: 1.0, TEAM_TRUSIS: 2.5}
+    DELIBERATION: ClassVar[int] = 4  # turns over which the table's votes gain full weight
+    STICKINESS: ClassVar[dict[str, float]] = {TEAM_HUMAN: 0.08, TEAM_TRUSIS: 0.4}
+    CLAIMER_INNOCENCE: ClassVar[float] = 1.0
+    beliefs: ListeningBeliefs
+
+    def __init__(self, seat: int, seed: int = 0, lang: str = "en") -> None:
+        super().__init__(seat, seed, lang)
+        self.beliefs = ListeningBeliefs(seat, self.LISTEN, self.SCEPTIC, self.CLAIMER_INNOCENCE)
+        self._posing = False  # this TRUSIS poses as the Sweeper
+        self._posed: set[int] = set()  # seats it "swept"
+        self._challenged: set[int] = set()  # seats whose claim it called a lie
+        self._queue: list[Action] = []  # the rest of a statement, said on the next turns
+        self._jitter_day: tuple[str, int] = ("", 0)
+        self._bluffed: set[int] = set()  # days it published a posed sweep
+
+    # -- the day's talk -------------------------------------------------------
+
+    def _talk_by_day(self) -> Action | None:
+        if self.NOISE != 1.0 and self._jitter_day != self._phase:
+            self._jitter_day = self._phase
+            self._jitter = {s: j * self.NOISE for s, j in self._jitter.items()}
+            self.beliefs.memo.clear()
+        if self._queue:
+            return self._queue.pop(0)
+        if self._turn <= 3:
+            said = self._plan() or self._challenge() or self._bluff()
+            if said is not None:
+                return said
+        return super()._talk_by_day()
+
+    def _names(self) -> dict[int, str]:
+        return {p["seat"]: p["name"] for p in self.view["players"]}
+
+    def _fellows(self) -> list[int]:
+        """The other alive TRUSIS this bot knows (a TRUSIS knows them all, R7)."""
+        b = self.beliefs
+        return sorted(s for s, f in b.known.items() if f == TRUSIS and s != self.seat
+                      and s in b.alive)
+
+    def _planner(self) -> bool:
+        """Whether this bot speaks for its TRUSIS: the lowest alive TRUSIS seat."""
+        b = self.beliefs
+        return b.role == TRUSIS and all(s > self.seat for s in self._fellows())
+
+    def _plan(self) -> Action | None:
+        """The planning TRUSIS whispers the day's target to the others."""
+        if not (self.COORDINATE and self._planner() and self._fellows()) or self._turn > 2:
+            return None
+        seats = self._seats("vote")
+        target = tactics.best(tactics.trusis_scores(self.beliefs, seats, self._jitter))
+        if not target:
+            return None
+        self.beliefs.plans[self.beliefs.day] = target
+        return self._whisper_allies(chat.PLAN, target, self._names()[target])
+
+    def _sweep_claimants(self) -> dict[int, int]:
+        return {s: d for s, d in self.beliefs.role_claims.get(SWEEPER, {}).items()
+                if s != self.seat and s in self.beliefs.alive}
+
+    def _challenge(self) -> Action | None:
+        """A Sweeper (real, or posing) calls any other Sweeper claimant a liar."""
+        b = self.beliefs
+        if not (b.role == SWEEPER or self._posing) or b.composition.get(SWEEPER, 0) != 1:
+            return None
+        for seat in sorted(self._sweep_claimants()):
+            if seat not in self._challenged:
+                self._challenged.add(seat)
+                return self._say(chat.COUNTER, self._names()[seat], SWEEPER)
+        return None
+
+    def _bluff(self) -> Action | None:
+        """The planning TRUSIS poses as the Sweeper (from Day 2: sweeps happen at night)."""
+        b = self.beliefs
+        if not (self.BLUFF and self._planner()) or b.day < 2 or self._turn > 2 \
+                or not b.composition.get(SWEEPER) or b.day in self._bluffed:
+            return None
+        names = self._names()
+        claimants = self._sweep_claimants()
+        if claimants and not self._posing:
+            # A Sweeper has spoken: if it named one of us, call it a liar and clear our own.
+            accused = [c.about for _d, s, c, _p in b.claims if s in claimants
+                       and c.kind == chat.SWEEP_TRUSIS and c.about in b.alive
+                       and b.known.get(c.about) == TRUSIS]
+            if not accused:
+                return None
+            self._posing = True
+            self._bluffed.add(b.day)
+            ally = accused[-1]
+            self._challenged.update(claimants)
+            self._queue.append(self._say(chat.SWEEP_CLEAR, names[ally]))
+            return self._say(chat.COUNTER, names[min(claimants)], SWEEPER)
+        if not self._posing and self.rng.random() < 0.3:
+            return None  # not every TRUSIS bluffs
+        seats = [s for s in self._seats("vote") if s not in self._posed]
+        target = b.plans.get(b.day) or tactics.best(
+            tactics.trusis_scores(b, seats, self._jitter))
+        if not target or target in self._posed:
+            return None
+        self._posing = True
+        self._posed.add(target)
+        self._bluffed.add(b.day)
+        return self._say(chat.SWEEP_TRUSIS, names[target])
+
+    # -- the day's vote -------------------------------------------------------
+
+    def _day(self) -> Action | None:
+        b = self.beliefs
+        if b.team not in (TEAM_HUMAN, TEAM_TRUSIS):
+            return super()._day()  # a Castaway survives as the heuristic does
+        seats = self._seats("vote")
+        if not seats:
+            return self.pass_()
+        if b.role in (WHITE_KNIGHT, BLACK_KNIGHT):
+            revive = self._revive()
+            if revive is not None:
+                return revive
+        votes = {int(k): v for k, v in self.view["votes"].items() if int(k) != self.seat}
+        mine = self._choice("vote") or (self._choice("illusion") or {}).get("target", 0)
+        bus = self._bus(votes, seats)
+        if bus is not None or (mine and self._turn > MAX_DAY_TURNS):
+            return bus
+        scores = self._scores(seats)
+        if not scores:
+            return None
+        target = self._deliberate(scores, votes, mine)
+        if not target or (not mine and not self._ready(target)):
+            return None
+        if b.role == ILLUSIONIST:
+            return self._illusion(seats, votes, target)
+        return self._set("vote", target)
+
+    def _ready(self, target: int) -> bool:
+        """Evidence votes at once; a hunch with chance FIRST per turn, always from turn 3
+        or once nobody moved since this bot's last turn."""
+        if tactics.convinced(self.beliefs, target) or self._quiet:
+            return True
+        return self._turn >= 3 or self.rng.random() < self.FIRST * self._turn
+
+    def _scores(self, seats: list[int]) -> dict[int, float]:
+        b = self.beliefs
+        if b.team == TEAM_HUMAN:
+            scores = tactics.human_scores(b, seats, self._jitter)
+        else:
+            scores = tactics.trusis_scores(b, seats, self._jitter)
+            plan = b.plans.get(b.day)
+            if self.COORDINATE and plan in scores:
+                scores[plan] += 1.5
+        pending = self._choice("extra_vote_today")
+        if b.role == WISE_WOMAN and pending in scores:
+            scores[pending] += 0.3
+        return scores
+
+    def _deliberate(self, scores: dict[int, float], votes: dict[int, int], mine: int) -> int:
+        """The seat to vote for now: own judgement plus the table's votes, weighted by
+        how far the day has gone; the current vote is kept unless clearly beaten."""
+        b = self.beliefs
+        if self._turn == 1 and not mine:
+            return tactics.best(scores)  # a first vote is one's own, never a follower's
+        weight = 1.0 if self._quiet else min(1.0, (self._turn - 1) / self.DELIBERATION)
+        social = self.SOCIAL[b.team] * weight
+        alive = max(1, len(b.alive))
+        counts = Counter(t for t in votes.values() if t in scores)
+        value = {}
+        for seat, score in scores.items():
+            backed = counts.get(seat, 0) / alive
+            if b.team == TEAM_HUMAN and not (b.p_trusis(seat) >= 0.75 * b.prior
+                                             or b.castaway(seat) > 0):
+                backed = 0.0  # a Human does not join a vote on a seat it believes clear
+            value[seat] = score + social * backed
+        top = tactics.best(value)
+        if mine in value and value[top] - value[mine] < self.STICKINESS[b.team]:
+            return mine
+        return top
+
+    def _bus(self, votes: dict[int, int], seats: list[int]) -> Action | None:
+        """A deliberate vote against a doomed team-mate, explained to it first."""
+        b = self.beliefs
+        if b.team != TEAM_TRUSIS or not self.COORDINATE:
+            return None
+        counts = Counter(votes.values())
+        for ally in self._fellows() if b.role == TRUSIS else []:
+            if ally in seats and 2 * counts.get(ally, 0) > len(b.alive):
+                if self._choice("vote") == ally:
+                    return None
+                whisper = self._whisper_allies(chat.BUS, ally, self._names()[ally], only=ally)
+                return whisper or Action("vote", self.seat, ally)
+        return None
+
+    def _whisper_allies(self, kind: str, about: int, name: str = "", role: str = "",
+                        only: int = 0) -> Action | None:
+        if not only:
+            return super()._whisper_allies(kind, about, name, role)
+        if (only, about, kind) in self._told or only not in self._seats("say"):
+            return None
+        self._told.add((only, about, kind))
+        return self._say(kind, name, role, to=only)
+
+
+class EasyBot(NormalBot):
+    """A gentler bot: listens but believes everyone, hurries, follows the crowd, never lies."""
+
+    kind: ClassVar[str] = "easy"
+    SCEPTIC: ClassVar[bool] = False
+    BLUFF: ClassVar[bool] = False
+    COORDINATE: ClassVar[bool] = False
+    NOISE: ClassVar[float] = 8.0
+    FIRST: ClassVar[float] = 0.7
+    SOCIAL: ClassVar[dict[str, float]] = {TEAM_HUMAN: 2.0, TEAM_TRUSIS: 3.0}
+    DELIBERATION: ClassVar[int] = 2
+    CLAIMER_INNOCENCE: ClassVar[float] = 0.5
