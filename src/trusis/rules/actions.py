@@ -59,6 +59,8 @@ def clean_name(raw: object) -> str | None:
     """A player's name cleaned as D9 says, or None if it is not text or is empty once cleaned."""
     if type(raw) is not str:
         return None
+    if raw.isprintable() and raw[:1] != " " != raw[-1:] and "  " not in raw:
+        return raw or None  # already clean: the common case, without copying
     return clean_line(raw) or None
 
 
