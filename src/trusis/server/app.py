@@ -16,7 +16,8 @@ from fastapi.staticfiles import StaticFiles
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import lobby, ws
+from trusis.server import lobby, people, ws
+from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
 from trusis.server.config import Settings, secret_key
 from trusis.server.errors import LobbyError
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.store = store
         app.state.hub = hub
         app.state.identity = Identity(store, settings.secret, settings.secure_cookies)
+        app.state.accounts = Accounts(store, app.state.identity)
         app.state.balance = Balance(settings.balance_games)
         await hub.restore()
         log.info("trusis serve: %d tables restored", len(hub.rooms))
@@ -65,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               "WebSocket per client (docs/protocol.md).")
     app.state.settings = settings
     app.include_router(lobby.router)
+    app.include_router(people.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
 

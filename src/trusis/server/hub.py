@@ -16,6 +16,7 @@ from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
+from trusis.server.history import record_finished
 from trusis.server.options import TableOptions
 from trusis.server.restore import load_room, record_of
 from trusis.server.room import Room, Seat
@@ -41,6 +42,7 @@ class Hub:
         """Load every open and running table; running games carry on (timers included)."""
         for row in await self.store.table_rows(("open", "running")):
             room = await load_room(self.store, row, self.pace)
+            room.on_finished = self.finished_game
             self.rooms[room.id] = room
             if room.status == "running":
                 room.start_running()
@@ -83,7 +85,7 @@ class Hub:
             raise setup_refusal(err) from None
         table_id = new_id(10)
         room = Room(table_id, name, host.id, host.name, options, new_id(16), self.store,
-                    self.pace)
+                    self.pace, on_finished=self.finished_game)
         await self.store.new_table(table_id, name, host.id, options.public(), room.invite,
                                    options.private)
         self.rooms[table_id] = room
@@ -205,7 +207,12 @@ class Hub:
                                    room.deadline, room.phase_key())
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()
-        room.push()
+        # The deal emits no event (D12): a client connected in the lobby gets its seat's
+        # first view as a snapshot (and its seat, if it sat down after connecting).
+        for client in list(room.clients):
+            if client.seat is None:
+                client.seat = room.seat_of(client.player_id)
+            room.catch_up(client, None)
         room.start_running()
 
     def _departed(self, room: Room, seat: int) -> None:
@@ -245,6 +252,16 @@ class Hub:
         return seat
 
     # -- after the end ----------------------------------------------------------
+
+    async def finished_game(self, room: Room) -> None:
+        """Keep the game in its players' history and rate the registered ones."""
+        assert room.table is not None
+        holders = {n: s.player_id for n, s in room.seats.items()
+                   if s.player_id is not None and s.kind in ("person", "program")}
+        row = await self.store.table_row(room.id)
+        assert row is not None
+        record = record_of(row, await self.store.action_rows(room.id))
+        await record_finished(self.store, room.id, record, holders)
 
     async def record(self, room: Room) -> Record:
         """The finished game's record; a running game's record is secret (seed, deal)."""

@@ -55,6 +55,22 @@ class Identity:
                             secure=self.secure, max_age=400 * 24 * 3600, path="/")
         return player, bearer
 
+    async def renew(self, player: Player, connection: HTTPConnection,
+                    response: Response) -> None:
+        """A new session for `player` (at login or registration); the request's old
+        session token is deleted, so a session fixed before login is worth nothing."""
+        old = self._cookie_token(connection)
+        if old is not None:
+            await self.store.drop_token(old)
+            self.cache.pop(old, None)
+        session = await self.store.new_token(player.id, "session")
+        response.set_cookie(COOKIE, self.signer.dumps(session), httponly=True, samesite="lax",
+                            secure=self.secure, max_age=400 * 24 * 3600, path="/")
+
+    def forget(self) -> None:
+        """Drop the cache of known tokens (after an account was deleted or renamed)."""
+        self.cache.clear()
+
     async def sign_out(self, connection: HTTPConnection, response: Response) -> None:
         token = self._cookie_token(connection)
         if token is not None:

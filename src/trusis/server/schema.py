@@ -32,6 +32,12 @@ players = Table(
     Column("kind", String(16), nullable=False),  # guest, program (accounts later)
     Column("created_at", Float, nullable=False),
     Column("password_hash", String(256), nullable=True),
+    # Registered accounts (migration 0002): a unique login name, a rating.
+    Column("login", String(64), nullable=True, unique=True),  # casefolded name
+    Column("rating_mu", Float, nullable=True),
+    Column("rating_sigma", Float, nullable=True),
+    Column("rated_games", Integer, nullable=False, default=0),
+    Column("deleted", Boolean, nullable=False, default=False),
 )
 
 tokens = Table(
@@ -86,3 +92,38 @@ actions = Table(
 
 Index("actions_client", actions.c.table_id, actions.c.player_id, actions.c.client_id,
       unique=True)
+
+# -- migration 0002: history, ratings, reports, login throttling -------------
+
+game_players = Table(
+    "game_players", metadata,
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=True, index=True),
+    Column("role", String(16), nullable=False),
+    Column("team", String(16), nullable=False),
+    Column("won", Boolean, nullable=False),
+    Column("finished_at", Float, nullable=False),
+    Column("stats", Text, nullable=False),  # JSON: this seat's statistics by id (R63)
+    Column("table_stats", Text, nullable=False),  # JSON: the table's statistics by id
+)
+
+reports = Table(
+    "reports", metadata,
+    Column("id", String(16), primary_key=True),
+    Column("table_id", String(16), ForeignKey("tables.id"), nullable=False, index=True),
+    Column("reporter_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("reporter_seat", Integer, nullable=True),
+    Column("seat", Integer, nullable=False),  # the seat reported
+    Column("reason", Text, nullable=False),
+    Column("chat", Text, nullable=False),  # JSON: the chat lines the reporter saw around it
+    Column("phase", String(16), nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+login_failures = Table(
+    "login_failures", metadata,
+    Column("key", String(128), primary_key=True),  # "account:<login>" or "address:<ip>"
+    Column("failures", Integer, nullable=False),
+    Column("first_at", Float, nullable=False),
+)

@@ -93,7 +93,8 @@ class Store:
         player = Player(new_id(16), name, kind)
         async with self.engine.begin() as conn:
             await conn.execute(insert(schema.players).values(
-                id=player.id, name=name, kind=kind, created_at=time.time()))
+                id=player.id, name=name, kind=kind, created_at=time.time(), rated_games=0,
+                deleted=False))
         return player
 
     async def new_token(self, player_id: str, kind: str, table_id: str | None = None,
@@ -115,7 +116,8 @@ class Store:
         async with self.engine.connect() as conn:
             row = (await conn.execute(
                 select(p.c.id, p.c.name, p.c.kind, t.c.kind, t.c.table_id, t.c.seat)
-                .join(p, p.c.id == t.c.player_id).where(t.c.hash == token_hash(token))
+                .join(p, p.c.id == t.c.player_id)
+                .where(t.c.hash == token_hash(token), p.c.deleted.is_(False))
             )).first()
         if row is None:
             return None

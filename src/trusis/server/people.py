@@ -1,0 +1,200 @@
+"""Accounts, profiles, ratings, replays, reports and a player's own data, over HTTP.
+
+Everything here reads finished games only, or the caller's own data: a running
+game's record, another player's private messages or anyone's reports (but a
+table's host reading the reports of their tables) are never served.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import delete, insert, select, update
+
+from trusis.rules.i18n import LANGUAGES
+from trusis.server import schema
+from trusis.server.accounts import Accounts
+from trusis.server.errors import LobbyError
+from trusis.server.history import leaderboard, profile
+from trusis.server.hub import Hub
+from trusis.server.identity import Identity
+from trusis.server.store import new_id
+from trusis.table.replayer import replay_step
+
+router = APIRouter(prefix="/api")
+
+DELETED_NAME = "Deleted player"
+CHAT_AROUND = 20
+
+
+class LoginIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(max_length=200)]
+    password: Annotated[str, Field(max_length=400)]
+
+
+class ReportIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seat: Annotated[int, Field(ge=1, le=100)]
+    reason: Annotated[str, Field(min_length=1, max_length=1000)]
+
+
+def _accounts(request: Request) -> Accounts:
+    accounts: Accounts = request.app.state.accounts
+    return accounts
+
+
+def _identity(request: Request) -> Identity:
+    identity: Identity = request.app.state.identity
+    return identity
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+@router.post("/accounts", status_code=201)
+async def register(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
+    """Register a name and a password; a signed-in guest keeps their games."""
+    player = await _accounts(request).register(body.name, body.password, request, response)
+    return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
+
+
+@router.post("/login")
+async def login(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
+    player = await _accounts(request).login(body.name, body.password, _address(request),
+                                            request, response)
+    return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
+
+
+@router.get("/players/{player_id}")
+async def player_profile(player_id: str, request: Request,
+                         lang: str = Query("en", max_length=5)) -> dict[str, Any]:
+    """A player's finished games, wins by team and by role, statistics (R63), rating."""
+    data = await profile(request.app.state.store, player_id,
+                         lang if lang in LANGUAGES else "en")
+    if data is None:
+        raise LobbyError(404, "no_such_player", "there is no such player")
+    return data
+
+
+@router.get("/leaderboard")
+async def board(request: Request) -> dict[str, Any]:
+    return {"players": await leaderboard(request.app.state.store)}
+
+
+@router.get("/tables/{table_id}/replay")
+async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=10**6),
+                 seat: int | None = Query(None, ge=1, le=100),
+                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """A finished game as `seat` saw it after its `step`-th event, or (no seat) with
+    everything revealed, one action per step."""
+    hub: Hub = request.app.state.hub
+    owner = await _identity(request).owner(request)
+    room = await hub.room(table_id, owner.player.id if owner else None, invite)
+    record = await hub.record(room)  # refuses a running game
+    if seat is not None and seat > len(record.players):
+        raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
+    return replay_step(record, seat, step)
+
+
+@router.post("/tables/{table_id}/reports", status_code=201)
+async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, Any]:
+    """R51: report a seat, during or after the game; kept with the chat lines the
+    reporter could read around that moment, for the table's host."""
+    identity = _identity(request)
+    player = await identity.player(request)
+    hub: Hub = request.app.state.hub
+    room = await hub.room(table_id, player.id)
+    if body.seat > room.options.seats:
+        raise LobbyError(422, "no_such_seat", f"there is no seat {body.seat}", seat=body.seat)
+    mine = room.seat_of(player.id)
+    chat: list[Any] = []
+    phase = ""
+    if room.table is not None:
+        chat = room.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # only what the reporter saw
+        phase = room.phase_key()
+    report_id = new_id(12)
+    async with request.app.state.store.engine.begin() as conn:
+        await conn.execute(insert(schema.reports).values(
+            id=report_id, table_id=room.id, reporter_id=player.id, reporter_seat=mine,
+            seat=body.seat, reason=body.reason.strip(), chat=json.dumps(chat), phase=phase,
+            at=time.time()))
+    return {"id": report_id}
+
+
+@router.get("/tables/{table_id}/reports")
+async def reports(table_id: str, request: Request) -> dict[str, Any]:
+    """The reports of a table, for its host only."""
+    player = await _identity(request).player(request)
+    hub: Hub = request.app.state.hub
+    room = await hub.room(table_id, player.id)
+    if player.id != room.host_id:
+        raise LobbyError(403, "not_host", "only the table's host reads its reports")
+    r = schema.reports
+    async with request.app.state.store.engine.connect() as conn:
+        rows = (await conn.execute(select(r).where(r.c.table_id == room.id)
+                                   .order_by(r.c.at))).mappings().all()
+    return {"reports": [{**dict(row), "chat": json.loads(row["chat"])} for row in rows]}
+
+
+@router.get("/me/data")
+async def my_data(request: Request) -> Response:
+    """Everything kept about you, as one JSON download."""
+    player = await _identity(request).player(request)
+    store = request.app.state.store
+    p, s, g, a, r = (schema.players, schema.seats, schema.game_players, schema.actions,
+                     schema.reports)
+    async with store.engine.connect() as conn:
+        me = (await conn.execute(select(p).where(p.c.id == player.id))).mappings().first()
+        seats = (await conn.execute(select(s).where(s.c.player_id == player.id))).mappings()
+        games = (await conn.execute(select(g).where(g.c.player_id == player.id))).mappings()
+        acts = (await conn.execute(select(a).where(a.c.player_id == player.id))).mappings()
+        filed = (await conn.execute(select(r).where(r.c.reporter_id == player.id))).mappings()
+        data = {
+            "player": {k: v for k, v in dict(me or {}).items() if k != "password_hash"},
+            "seats": [dict(x) for x in seats.all()],
+            "games": [dict(x) for x in games.all()],
+            "actions": [{**dict(x), "data": json.loads(x["data"])} for x in acts.all()],
+            "reports_filed": [dict(x) for x in filed.all()],
+        }
+    return Response(json.dumps(data, ensure_ascii=False, indent=1), media_type="application/json",
+                    headers={"Content-Disposition": 'attachment; filename="my-trusis-data.json"'})
+
+
+@router.delete("/me")
+async def delete_me(request: Request, response: Response) -> dict[str, Any]:
+    """Delete your account: your name is replaced in stored games, which stay playable
+    as replays for the others; your sessions and tokens end."""
+    identity = _identity(request)
+    player = await identity.player(request)
+    store = request.app.state.store
+    p, t, s, k = schema.players, schema.tables, schema.seats, schema.tokens
+    async with store.engine.begin() as conn:
+        seats = (await conn.execute(select(s.c.table_id, s.c.seat)
+                                    .where(s.c.player_id == player.id))).all()
+        for table_id, seat in seats:
+            row = (await conn.execute(select(t.c.players).where(t.c.id == table_id))).first()
+            if row is not None and row[0]:
+                names = json.loads(row[0])
+                if 0 < seat <= len(names):
+                    names[seat - 1] = DELETED_NAME
+                    await conn.execute(update(t).where(t.c.id == table_id)
+                                       .values(players=json.dumps(names)))
+        await conn.execute(update(s).where(s.c.player_id == player.id).values(name=DELETED_NAME))
+        await conn.execute(delete(k).where(k.c.player_id == player.id))
+        await conn.execute(update(p).where(p.c.id == player.id).values(
+            name=DELETED_NAME, login=None, password_hash=None, deleted=True))
+    identity.forget()
+    hub: Hub = request.app.state.hub
+    for room in list(hub.rooms.values()) + list(hub.finished.values()):
+        for seat in room.seats.values():
+            if seat.player_id == player.id:
+                seat.name = DELETED_NAME
+    hub.finished.clear()
+    await identity.sign_out(request, response)
+    return {"deleted": True}
