@@ -17,6 +17,7 @@ import random
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,9 +71,12 @@ class Room:
     away: dict[int, float] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     answers: OrderedDict[tuple[str, str], dict[str, Any]] = field(default_factory=OrderedDict)
+    pending: dict[tuple[str, str], asyncio.Future[None]] = field(default_factory=dict)
+    """Commands being applied, by (player, client id): a copy waits for their answer."""
     budgets: dict[str, Budget] = field(default_factory=dict)
     bots: BotPlay | None = None
     claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
+    on_finished: Callable[[Room], Awaitable[None]] | None = None
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
 
@@ -222,6 +226,12 @@ class Room:
                     raise
             if outcome.ended:
                 self.status = "finished"
+                if self.on_finished is not None:
+                    try:
+                        await self.on_finished(self)
+                    except Exception:
+                        log.exception("table %s: the finished game's history was not kept",
+                                      self.id)
             if outcome.phase_changed and self.bots is not None and table.state.running:
                 self.bots.new_phase(now, self.phase_seconds())
             self.push()
@@ -303,8 +313,12 @@ class Room:
         for seat, since in list(self.away.items()):
             if now >= since + self.options.grace_seconds:
                 del self.away[seat]
-                if self.options.bots_take_over and table.state.running:
+                if not table.state.running:
+                    continue
+                if self.options.bots_take_over:
                     await self.hand_to_bot(seat)
+                elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
+                    await self.submit(Action(LEAVE, seat))
         if self.bots is not None:
             for action in self.bots.step(time.time()):
                 await self.submit(action)
