@@ -210,8 +210,9 @@ class Hub:
         # The deal emits no event (D12): a client connected in the lobby gets its seat's
         # first view as a snapshot (and its seat, if it sat down after connecting).
         for client in list(room.clients):
-            if client.seat is None:
-                client.seat = room.seat_of(client.player_id)
+            # Always from the seats as they are now: a client that sat down and stood up
+            # again in the lobby must not keep a seat number that is someone else's.
+            client.seat = room.seat_of(client.player_id)
             room.catch_up(client, None)
         room.start_running()
 
