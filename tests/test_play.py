@@ -29,7 +29,7 @@ def play(lines: list[str], *, interactive: bool = False, watch: tuple[str, ...] 
          **settings: object) -> tuple[Session, str, int]:
     """Play one game in-process; returns the session, the transcript and the exit status."""
     console = Console(record=True, width=140, no_color=True, force_terminal=False)
-    options = PlayOptions(**{"players": 6, "seat": 2, "seed": 1, "name": "Ann",
+    options = PlayOptions(**{"players": 6, "seat": 2, "seed": 1, "seed_given": True, "name": "Ann",
                              "bots": "heuristic", **settings})  # type: ignore[arg-type]
     terminal = ScriptedTerminal(lines, console, interactive, watch)
     session = Session(options, console, terminal)

@@ -49,6 +49,13 @@ class PlayOptions:
     overwrite: bool = False
     """Whether `record` already exists and the person agreed to replace it."""
 
+    @property
+    def bot_seed(self) -> int:
+        """What the bots' own choices are drawn from: the deal's seed only when the person
+        asked for a reproducible game (--seed); otherwise the independent draw, so that
+        how the bots play can never be traced back to the deal."""
+        return self.seed if self.seed_given else self.table_seed
+
     def names(self) -> list[str]:
         """Every seat's name: the person's, and pleasant distinct names for the bots."""
         return table_names(self.players, self.seat, self.name, self.table_seed)

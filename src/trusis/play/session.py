@@ -67,7 +67,7 @@ class Session:
         self.seat = opts.seat
         self.t = Texts(opts.lang, names)
         self.game = TableGame(names, opts.seed, opts.custom)
-        bots = seat_bots(opts.bots, self.seat, opts.players, opts.seed, opts.lang)
+        bots = seat_bots(opts.bots, self.seat, opts.players, opts.bot_seed, opts.lang)
         self.driver = TableDriver(self.game, bots)
         self.journal = Journal(self.game, self.seat, self.t)
         self.left = False
@@ -379,7 +379,8 @@ class Session:
         # does not lose a player; it acts from the next phase.
         opts = self.options
         self.driver.play_for(Action(REPLACE, self.seat, by="bot"))
-        self.driver.take_over(self.seat, create_bot(opts.bots, self.seat, opts.seed, opts.lang))
+        self.driver.take_over(self.seat, create_bot(opts.bots, self.seat, opts.bot_seed,
+                                                   opts.lang))
         self.console.print(Text(self.t("you_left"), style="bold"))
         self.driver.run_game()
 
