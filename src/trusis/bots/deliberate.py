@@ -67,6 +67,8 @@ class NormalBot(HeuristicBot):
     SOCIAL: ClassVar[dict[str, float]] = {TEAM_HUMAN: 1.0, TEAM_TRUSIS: 2.5}
     DELIBERATION: ClassVar[int] = 4  # turns over which the table's votes gain full weight
     STICKINESS: ClassVar[dict[str, float]] = {TEAM_HUMAN: 0.08, TEAM_TRUSIS: 0.4}
+    SPREAD: ClassVar[dict[str, float]] = {TEAM_HUMAN: 0.06, TEAM_TRUSIS: 0.3}  # hunches: how
+    # far below the best a first vote without evidence may land
     CLAIMER_INNOCENCE: ClassVar[float] = 1.0
     beliefs: ListeningBeliefs
 
@@ -154,7 +156,8 @@ class NormalBot(HeuristicBot):
             self._bluffed.add(b.day)
             ally = accused[-1]
             self._challenged.update(claimants)
-            self._queue.append(self._say(chat.SWEEP_CLEAR, names[ally]))
+            if ally != self.seat:  # nobody can sweep themself
+                self._queue.append(self._say(chat.SWEEP_CLEAR, names[ally]))
             return self._say(chat.COUNTER, names[min(claimants)], SWEEPER)
         if not self._posing and self.rng.random() < 0.3:
             return None  # not every TRUSIS bluffs
@@ -221,8 +224,12 @@ class NormalBot(HeuristicBot):
         """The seat to vote for now: own judgement plus the table's votes, weighted by
         how far the day has gone; the current vote is kept unless clearly beaten."""
         b = self.beliefs
-        if self._turn == 1 and not mine:
-            return tactics.best(scores)  # a first vote is one's own, never a follower's
+        if not mine:  # a first vote is one's own, never a follower's; a hunch is spread
+            top = tactics.best(scores)
+            if tactics.convinced(b, top):
+                return top
+            near = sorted(s for s, v in scores.items() if v >= scores[top] - self.SPREAD[b.team])
+            return self.rng.choice(near)
         weight = 1.0 if self._quiet else min(1.0, (self._turn - 1) / self.DELIBERATION)
         social = self.SOCIAL[b.team] * weight
         alive = max(1, len(b.alive))
@@ -249,18 +256,12 @@ class NormalBot(HeuristicBot):
             if ally in seats and 2 * counts.get(ally, 0) > len(b.alive):
                 if self._choice("vote") == ally:
                     return None
-                whisper = self._whisper_allies(chat.BUS, ally, self._names()[ally], only=ally)
-                return whisper or Action("vote", self.seat, ally)
+                key = (ally, b.day, chat.BUS)  # explained again each day it happens
+                if key not in self._told and ally in self._seats("say"):
+                    self._told.add(key)
+                    return self._say(chat.BUS, self._names()[ally], to=ally)
+                return Action("vote", self.seat, ally)
         return None
-
-    def _whisper_allies(self, kind: str, about: int, name: str = "", role: str = "",
-                        only: int = 0) -> Action | None:
-        if not only:
-            return super()._whisper_allies(kind, about, name, role)
-        if (only, about, kind) in self._told or only not in self._seats("say"):
-            return None
-        self._told.add((only, about, kind))
-        return self._say(kind, name, role, to=only)
 
 
 class EasyBot(NormalBot):

@@ -34,6 +34,7 @@ from typing import Final
 
 from trusis.bots import chat
 from trusis.bots.chat import Claim
+from trusis.bots.grammar import help_text as help_text
 from trusis.rules.roles import (
     CASTAWAY,
     GRAVEKEEPER,

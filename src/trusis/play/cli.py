@@ -116,8 +116,9 @@ def play_command(
                           "custom:TRUSIS=2,SWEEPER=1,PRIEST=1).")
     ] = "standard",
     bots: Annotated[
-        str, typer.Option("--bots", help="Bot kind: heuristic, random, or a plug-in.")
-    ] = "heuristic",
+        str, typer.Option("--bots", help="Bot kind: normal, easy, heuristic, random, or a "
+                          "plug-in.")
+    ] = "normal",
     lang: Annotated[str, typer.Option("--lang", help="Language: en, fr or it.")] = "en",
     name: Annotated[str | None, typer.Option("--name", help="Your name at the table.")] = None,
     record: Annotated[

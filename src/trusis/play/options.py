@@ -36,7 +36,7 @@ class PlayOptions:
     seat: int = 1
     seed: int = 0
     custom: dict[str, int] | None = None
-    bots: str = "heuristic"
+    bots: str = "normal"
     lang: str = "en"
     name: str = ""
     record: Path | None = None
