@@ -72,7 +72,7 @@ export class Lobby {
   }
 
   created(table) {
-    const q = table.invite ? `?invite=${encodeURIComponent(table.invite)}` : "";
+    const q = table.invite && table.options?.private ? `?invite=${encodeURIComponent(table.invite)}` : "";
     this.app.navigate(`/t/${encodeURIComponent(table.id)}${q}`);
   }
 

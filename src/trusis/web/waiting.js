@@ -79,7 +79,7 @@ export class WaitingRoom {
     const mine = seats.find((s) => s.you);
     const empty = seats.filter((s) => !s.kind);
     const opts = table.options || {};
-    const link = table.invite ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}` : null;
+    const link = table.invite && opts.private ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}` : null;
     const kindSelect = h("select", { id: "bot-kind", on: { change: (ev) => { this.kind = ev.target.value; } } },
       list.map((k) => h("option", { value: k, text: t(`bot.${k}`) === `bot.${k}` ? k : t(`bot.${k}`) })));
     kindSelect.value = this.kind;
@@ -95,7 +95,7 @@ export class WaitingRoom {
         h("p", { class: "hint" }, t("wait.host", { name: table.host?.name || "?" }), " · ",
           t("lobby.timers", { day: opts.day_seconds, night: opts.night_seconds }), " · ",
           opts.set?.custom ? t("lobby.custom") : t("lobby.standard"),
-          opts.private ? ` · ◆ ${t("wait.private")}` : "",
+          opts.private ? ` · ${t("wait.private")}` : "",
           opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
       link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t("wait.invite")),
         h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,

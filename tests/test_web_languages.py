@@ -1,0 +1,120 @@
+"""The French and the Italian interface, on a 390 px phone, for a whole game (issue 9)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from test_web_support import (
+    PHONE,
+    Helper,
+    Watched,
+    chromium,
+    create_table,
+    needs_chromium,
+    phase_of,
+    play_to_end,
+    serve,
+    shot,
+    sign_in,
+    sit_and_fill,
+    start,
+)
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    with serve(tmp_path_factory.mktemp("web-lang")) as proc:
+        yield proc
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with chromium() as b:
+        yield b
+
+
+def test_french_then_italian_on_a_phone(server, browser) -> None:
+    context = browser.new_context(viewport=PHONE, locale="fr-FR", has_touch=True, is_mobile=True)
+    watched = Watched(context)
+    page = watched.page
+    helper = Helper(server, "Bea")
+    try:
+        sign_in(page, server.url, "Ann")  # the browser's language: French
+        assert page.locator("html").get_attribute("lang") == "fr"
+        assert page.locator("#create-title").inner_text() == "Créer une table"
+        page.locator("#ct-seats").fill("8")
+        page.locator(".dealt-list li", has_text="Trusis").wait_for()
+        assert "Humain" in page.locator(".dealt-list").inner_text()  # the engine's role names
+        # No horizontal scrolling at phone width.
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        shot(page, "lobby-phone", full_page=True)
+        table_id = create_table(page, 8)
+        sit_and_fill(page, table_id, helper.guest)
+        start(page)
+        helper.connect(table_id)
+
+        assert phase_of(page) == "☀ Jour 1"
+        assert page.locator(".role-chip").inner_text().startswith("Vous êtes ")
+        tabs = page.locator(".tabs-phone [role=tab]")
+        names = [t.strip().rstrip("0123456789") for t in tabs.all_inner_texts()]  # no badges
+        assert names == ["Table", "Discussion", "Carnet", "Journal"]
+        # Two columns of seats, each a target of at least 44 px.
+        columns = page.locator(".ring").evaluate("el => getComputedStyle(el).gridTemplateColumns")
+        assert len(columns.split()) == 2
+        for box in (page.locator(".seat").nth(i).bounding_box() for i in range(8)):
+            assert box is not None and box["height"] >= 44 and box["x"] + box["width"] <= 390
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        page.locator(".seat").nth(2).tap()
+        page.locator(".btn-power[data-do=vote]").tap()
+        page.locator(".actions-choices", has_text="vous votez contre").wait_for()
+        bar = page.locator(".actions").bounding_box()
+        assert bar is not None and bar["y"] + bar["height"] <= PHONE["height"] + 1  # in sight
+        shot(page, "day-phone")
+
+        # Vote and Pass stay in sight while typing in the chat.
+        page.locator("#tab-p-chat").tap()
+        page.locator(".chat-row input").fill("bonsoir")
+        page.keyboard.press("Enter")
+        page.locator(".chat-line .chat-text", has_text="bonsoir").wait_for()
+        assert page.locator(".btn-pass").is_visible()
+        page.locator("#tab-p-table").tap()
+
+        page.locator("#lang-select").select_option("it")  # the switch, kept for next time
+        page.locator(".statusbar .phase", has_text="Giorno 1").wait_for()
+        assert page.locator(".role-chip").inner_text().split()[0] in ("Sei", "Tu")
+        assert page.locator("#tab-p-notebook").inner_text().strip() == "Taccuino"
+        assert page.evaluate("() => localStorage.getItem('trusis.lang')") == "it"
+
+        page.locator(".btn-pass").tap()
+        assert "Passa" in page.locator("dialog[open]").inner_text()
+        page.locator("dialog[open] .btn-primary").tap()
+        helper.pass_now()
+        page.locator("body.theme-night").wait_for()
+        assert "Notte 1" in phase_of(page)
+        page.wait_for_timeout(900)  # dusk: the theme's colours fade in
+        shot(page, "night-phone")
+        page.locator("#tab-p-notebook").tap()
+        page.locator(".nb-row").first.wait_for()
+        assert page.locator(".fact", has_text="Il tuo ruolo").count() == 1
+        shot(page, "notebook-phone")
+        page.locator("#tab-p-table").tap()
+
+        play_to_end(page, (helper,))
+        assert page.locator(".endscreen .end-kicker").text_content() == "La partita è finita"
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        page.locator("#banners .banner").wait_for(state="detached", timeout=15000)
+        shot(page, "end-phone")
+        page.locator(".endscreen .stats-table").scroll_into_view_if_needed()
+        shot(page, "end-phone-stats")
+
+        page.reload()  # Italian stays chosen
+        page.locator(".endscreen h1").wait_for()
+        assert page.locator("html").get_attribute("lang") == "it"
+        assert watched.problems() == []
+    finally:
+        helper.close()
+        context.close()

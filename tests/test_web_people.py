@@ -1,0 +1,129 @@
+"""Several people in several browsers: private messages reach only their recipient, and
+markup in names and chat is text that runs nothing (issue 9)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+
+import pytest
+
+from test_web_support import (
+    DESKTOP,
+    Watched,
+    chromium,
+    create_table,
+    fill_with_bots,
+    needs_chromium,
+    serve,
+    sign_in,
+    sit,
+    sit_and_fill,
+    start,
+)
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    with serve(tmp_path_factory.mktemp("web-people")) as proc:
+        yield proc
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with chromium() as b:
+        yield b
+
+
+def join(page, base: str, name: str, table_id: str) -> None:
+    """Follow the table's link, choose a name there, take the first free seat."""
+    page.goto(f"{base}/t/{table_id}")
+    page.locator("form.name-form input").fill(name)
+    page.locator("form.name-form button[type=submit]").click()
+    sit(page)
+
+
+def test_a_private_message_reaches_only_its_recipient(server, browser) -> None:
+    contexts = [browser.new_context(viewport=DESKTOP, locale="en-GB") for _ in range(3)]
+    ann, bob, cid = (Watched(c) for c in contexts)
+    try:
+        sign_in(ann.page, server.url, "Ann")
+        table_id = create_table(ann.page, 5)
+        sit(ann.page)
+        join(bob.page, server.url, "Bob", table_id)
+        join(cid.page, server.url, "Cid", table_id)
+        ann.page.locator(".wait-seat.is-taken").nth(2).wait_for()  # Ann sees them sit
+        fill_with_bots(ann.page)
+        start(ann.page)
+        for w in (bob, cid):
+            w.page.locator(".seat").first.wait_for()
+        bob_seat = bob.page.locator(".seat.is-me").get_attribute("data-seat")
+
+        secret = f"meet me at midnight {secrets.token_hex(4)}"
+        ann.page.locator(".thread-pick").select_option(bob_seat)
+        assert "nobody else sees it" in ann.page.locator(".chat-to").inner_text()
+        ann.page.locator(".chat-row input").fill(secret)
+        ann.page.keyboard.press("Enter")
+        ann.page.locator(".chat-line.is-private .chat-text", has_text=secret).wait_for()
+        public = f"hello everyone {secrets.token_hex(4)}"
+        ann.page.locator(".thread", has_text="Everyone").click()
+        ann.page.locator(".chat-row input").fill(public)
+        ann.page.keyboard.press("Enter")
+
+        # Bob: an unread marker on Ann's thread, then the message, addressed by seat and name.
+        thread = bob.page.locator(".thread.is-private", has_text="Ann (seat 1)")
+        thread.locator(".unread").wait_for()
+        thread.click()
+        line = bob.page.locator(".chat-line.is-private", has_text=secret)
+        line.wait_for()
+        assert "Ann (seat 1)" in line.inner_text()
+        assert "(private)" in line.inner_text()
+
+        # Cid sees the public line and never the private one, in no thread and no frame.
+        cid.page.locator(".chat-line .chat-text", has_text=public).wait_for()
+        cid.page.wait_for_timeout(500)
+        assert secret not in cid.page.content()
+        assert cid.page.locator(".thread.is-private").count() == 0
+        assert not [f for f in cid.received if secret in f]
+        assert [f for f in bob.received if secret in f]
+        for w in (ann, bob, cid):
+            assert w.problems() == []
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_markup_in_a_name_and_in_chat_is_text_and_runs_nothing(server, browser) -> None:
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    name = "<img src=x onerror=alert(1)>"
+    sign_in(page, server.url, name)
+    table_id = create_table(page, 5)
+    sit_and_fill(page, table_id)
+    assert page.locator(".wait-seat.is-me .wait-name").inner_text() == name
+    start(page)
+    script = "<script>window.__pwned = 1</script>"
+    image = "<img src=x onerror=\"window.__pwned = 2\">"
+    for text in (script, image):
+        page.locator(".chat-row input").fill(text)
+        page.keyboard.press("Enter")
+        page.locator(".chat-line .chat-text", has_text=text).wait_for()
+
+    assert page.locator(".seat.is-me .seat-name").inner_text() == name
+    assert page.locator(".chat-line.is-mine .chat-who").first.inner_text().startswith(name)
+    page.locator("#tab-d-notebook").click()
+    assert name in page.locator(".nb-row").first.inner_text()
+    page.goto(server.url + "/")  # the lobby lists the table under its host's name
+    page.locator(".table-row").first.wait_for()
+    assert name in page.locator(".tables").inner_text()
+    assert page.locator("img, script:not([src])").count() == 0
+    assert page.evaluate("() => window.__pwned") is None
+    page.go_back()
+    page.locator(".chat-line .chat-text", has_text=script).wait_for()
+    assert page.locator("main img, main script").count() == 0
+    assert page.evaluate("() => window.__pwned") is None
+    assert watched.problems() == []
+    context.close()
