@@ -48,6 +48,10 @@ def _plugins() -> dict[str, object]:
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 
+DEFAULT_BOT = "normal"
+"""The kind a table gets when nobody chose one (docs/bots.md: the levels)."""
+
+
 def available_kinds() -> list[str]:
     """Every bot kind that `create_bot` accepts, sorted."""
     return sorted(set(_builtins()) | set(_plugins()))

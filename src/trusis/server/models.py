@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from trusis.bots.registry import DEFAULT_BOT
 from trusis.server.options import DAY_SECONDS, GRACE_SECONDS, NIGHT_SECONDS, TableOptions
 
 
@@ -52,7 +53,7 @@ class SeatIn(_Body):
 
 
 class BotIn(_Body):
-    kind: Annotated[str, Field(max_length=40)] = "heuristic"
+    kind: Annotated[str, Field(max_length=40)] = DEFAULT_BOT
     seat: Annotated[int, Field(ge=1, le=100)] | None = None
 
 
@@ -62,7 +63,7 @@ class ProgramIn(_Body):
 
 class ReplaceIn(_Body):
     by: Literal["bot", "person"] = "bot"
-    kind: Annotated[str, Field(max_length=40)] = "heuristic"
+    kind: Annotated[str, Field(max_length=40)] = DEFAULT_BOT
 
 
 class ClaimIn(_Body):

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from trusis.bots.registry import create_bot
+from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.i18n import seat_label
 from trusis.rules.roles import DAY
@@ -196,7 +196,7 @@ class Room:
         self.bots = BotPlay(self.table, self.pace, self.phase_seconds(), random.Random(seed))
         for number, seat in sorted(self.seats.items()):
             if seat.kind == "bot":
-                self.bots.seat(number, create_bot(seat.bot_kind or "heuristic", number,
+                self.bots.seat(number, create_bot(seat.bot_kind or DEFAULT_BOT, number,
                                                   secrets.randbits(31)), now)
         self.bots.new_phase(now, self.phase_seconds())
 
@@ -325,7 +325,7 @@ class Room:
                 if not table.state.running:
                     return
 
-    async def hand_to_bot(self, seat: int, kind: str = "heuristic") -> None:
+    async def hand_to_bot(self, seat: int, kind: str = DEFAULT_BOT) -> None:
         """R52–R53: the seat leaves (if it has not), and a bot plays it from now on."""
         table = self.table
         assert table is not None
