@@ -74,9 +74,9 @@ def parse(frame: str | bytes) -> Hello | Act | Ping:
         raise BadFrame("", "the frame is not JSON") from None
     if not isinstance(data, dict):
         raise BadFrame("", "a message is a JSON object")
-    if "type" not in data:
-        raise BadFrame("type", "every message has a type")
     client_id = data.get("id") if isinstance(data.get("id"), str) else None
+    if "type" not in data:
+        raise BadFrame("type", "every message has a type", client_id)
     try:
         return _inbound.validate_python(data)
     except ValidationError as err:

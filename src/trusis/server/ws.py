@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from trusis.rules.actions import Action
+from trusis.rules.actions import REPLACE, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
@@ -32,6 +32,9 @@ router = APIRouter()
 
 HELLO_SECONDS = 10.0
 MALFORMED_LIMIT = 20
+NOT_COMMANDS = frozenset({TIMEOUT, REPLACE})
+"""Actions of a record that no connection may send: the timer's, and the host's hand-over
+(which goes through the lobby, where the server checks who the host is)."""
 
 
 def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
@@ -53,25 +56,33 @@ def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
     return room.seat_of(player_id)
 
 
+async def _turn_away(websocket: WebSocket, code: int, reason: str) -> None:
+    """Close with one of the documented codes. A close before `accept` would reach the
+    client as a bare HTTP 403 rejection of the upgrade, which names no reason; so the
+    upgrade is accepted and closed at once, before anything else is read or sent."""
+    await websocket.accept()
+    await websocket.close(code, reason)
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def play(websocket: WebSocket, table_id: str) -> None:
     app = websocket.app
     hub: Hub = app.state.hub
     identity: Identity = app.state.identity
     if not origin_allowed(websocket, app.state.settings.origins):
-        await websocket.close(4403, "origin not allowed")
+        await _turn_away(websocket, 4403, "origin not allowed")
         return
     owner = await identity.owner(websocket)
     if owner is None:
-        await websocket.close(4401, "not signed in")
+        await _turn_away(websocket, 4401, "not signed in")
         return
     if owner.table_id is not None and owner.table_id != table_id:
-        await websocket.close(4403, "this token plays another table")
+        await _turn_away(websocket, 4403, "this token plays another table")
         return
     try:
         room = await hub.room(table_id, owner.player.id, websocket.query_params.get("invite"))
     except LobbyError:
-        await websocket.close(4404, "no such table")
+        await _turn_away(websocket, 4404, "no such table")
         return
     await websocket.accept()
     try:
@@ -145,16 +156,39 @@ def _refusal(room: Room, code: str, params: dict[str, Any], lang: str) -> dict[s
 
 
 async def _act(room: Room, client: Client, message: Act) -> None:
-    """One command, one answer: `ack` once stored, or `refused` with the engine's reason."""
+    """One command, one answer: `ack` once stored, or `refused` with the engine's reason.
+
+    A command sent again with the same id is answered again with the first answer and
+    applied once, also when the copy arrives (on another connection of the same player)
+    while the first is still being stored: the copy waits for the first's answer.
+    """
+    key = (client.player_id, message.id)
+    while (pending := room.pending.get(key)) is not None:
+        await asyncio.shield(pending)
     known = room.answer(client.player_id, message.id)
     if known is not None:  # the same command again: answered again, applied once
-        client.send(dumps({**known, "seq": client.seq}))
+        if known.get("again"):  # restored after a restart: its stream number is lost
+            known = {k: v for k, v in known.items() if k != "again"} | {"seq": client.seq}
+        client.send(dumps(known))
         return
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    room.pending[key] = done
+    try:
+        await _apply(room, client, message)
+    finally:
+        if room.pending.get(key) is done:
+            del room.pending[key]
+        done.set_result(None)
+
+
+async def _apply(room: Room, client: Client, message: Act) -> None:
     given = message.action
     reply: dict[str, Any]
     if room.table is None or client.seat is None:
         code = "not_started" if room.table is None else "spectator"
         reply = _refusal(room, code, {}, client.lang)
+    elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
+        reply = _refusal(room, "unknown_action", {"do": given.do}, client.lang)
     elif not room.allowed(client.player_id, Action(given.do)):
         reply = _refusal(room, "rate_limited", {}, client.lang)
         reply["id"] = message.id
