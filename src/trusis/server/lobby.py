@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 
+from trusis.bots.registry import DEFAULT_BOT
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES
 from trusis.server.errors import LobbyError
@@ -84,7 +85,7 @@ async def me(request: Request) -> dict[str, Any]:
 @router.get("/bots")
 async def bots() -> dict[str, Any]:
     """The bot kinds this server offers: the built-in ones and `trusis.bots` plug-ins."""
-    return {"kinds": bot_kinds(), "default": "heuristic"}
+    return {"kinds": bot_kinds(), "default": DEFAULT_BOT}
 
 
 @router.post("/sets/check")
@@ -206,9 +207,16 @@ async def start(table_id: str, request: Request) -> dict[str, Any]:
 @router.get("/tables/{table_id}/record")
 async def record(table_id: str, request: Request,
                  invite: str | None = Query(None, max_length=64)) -> Response:
-    """The finished game's record (docs/record.md), as a download."""
-    room, _viewer_id = await _room(request, table_id, invite)
+    """The finished game's record (docs/record.md), as a download.
+
+    The whole game, but a private message only for its sender and its recipient
+    (R50: nothing about it reaches anyone else, not even that it was sent; D16).
+    """
+    room, viewer = await _room(request, table_id, invite)
     data = (await _hub(request).record(room)).to_dict()
+    mine = {n for n, s in room.seats.items() if viewer is not None and s.player_id == viewer}
+    data["actions"] = [a for a in data["actions"] if a["do"] != "say" or a.get("to") is None
+                       or a["seat"] in mine or a["to"] in mine]
     return JSONResponse(data, headers={
         "Content-Disposition": f'attachment; filename="trusis-{room.id}.json"'})
 
