@@ -246,6 +246,13 @@ def close_code(server: ServerProcess, path: str, frames: Iterable[str | bytes] =
     return None
 
 
+def quiet_since(conn: Conn, mark: int, allowed: tuple[str, ...] = ()) -> list[str]:
+    """The types of what `conn` received since `mark`, apart from pongs, lobby news
+    (`table`: who connects) and the `allowed` types."""
+    return [m["type"] for m in conn.since(mark)
+            if m["type"] not in ("pong", "table", *allowed)]
+
+
 def bearer(guest: Guest) -> dict[str, str]:
     return {"Authorization": f"Bearer {guest.token}"}
 

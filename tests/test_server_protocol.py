@@ -18,7 +18,16 @@ from typing import Any
 
 import pytest
 
-from serverplay import Conn, People, bearer, close_code, frames_text, fresh_view, people
+from serverplay import (
+    Conn,
+    People,
+    bearer,
+    close_code,
+    frames_text,
+    fresh_view,
+    people,
+    quiet_since,
+)
 from serverproc import (
     Guest,
     ServerProcess,
@@ -94,12 +103,6 @@ def check_streams(conn: Conn) -> None:
 
 def names_of(view: dict[str, Any]) -> dict[int, str]:
     return {p["seat"]: p["name"] for p in view["players"]}
-
-
-def only_quiet(conn: Conn, mark: int, allowed: tuple[str, ...] = ()) -> list[str]:
-    """The types of what `conn` received since `mark`, apart from pongs and table news."""
-    return [m["type"] for m in conn.since(mark)
-            if m["type"] not in ("pong", "table", *allowed)]
 
 
 # -- a whole game -------------------------------------------------------------
@@ -231,7 +234,7 @@ def test_a_refused_action_changes_nothing(server: ServerProcess) -> None:
     tab.barrier()
     for conn, mark in marks.items():
         allowed = ("refused",) if conn.seat in (2, 3) else ()
-        assert only_quiet(conn, mark, allowed) == [], conn.seat
+        assert quiet_since(conn, mark, allowed) == [], conn.seat
     assert tab.views() == before
     # The reason comes in the client's language, the code and parameters are the same.
     french = Conn(server, tab.id, tab.guests[2].token, lang="fr").open()
@@ -267,7 +270,7 @@ def test_R50_a_private_message_never_reaches_a_third_client(server: ServerProces
         assert got and got[-1]["params"] == {"seat": 1, "to": 2, "text": secret}
     others = [c for c in tab.everyone() if c.seat not in (1, 2)]
     for conn in others:
-        assert only_quiet(conn, marks[conn]) == [] and conn.seq == seqs[conn]
+        assert quiet_since(conn, marks[conn]) == [] and conn.seq == seqs[conn]
     # Fresh connections of every other seat and of a spectator: not in any snapshot.
     for seat in (3, 4, 5):
         assert secret not in json.dumps(fresh_view(server, tab.id, tab.guests[seat].token))
@@ -418,7 +421,7 @@ def test_the_seat_comes_from_the_connection_never_from_the_message(
         assert error["field"] == "action.seat"
     tab.barrier()
     for conn, mark in marks.items():
-        assert only_quiet(conn, mark, ("error",) if conn is bob else ()) == []
+        assert quiet_since(conn, mark, ("error",) if conn is bob else ()) == []
     assert tab.views() == before
     # A program's seat token: it plays the seat it was given, nowhere else.
     host = Guest(server.url, "Host")
@@ -460,7 +463,7 @@ def test_spectators_read_the_public_view_and_cannot_act_or_chat(server: ServerPr
         assert answer["message"] == "spectators watch: only seated players act"
     tab.barrier()
     for conn, mark in marks.items():
-        assert only_quiet(conn, mark, ("refused",) if conn is watcher else ()) == []
+        assert quiet_since(conn, mark, ("refused",) if conn is watcher else ()) == []
     assert tab.views() == before
     assert "hello from the stands" not in frames_text(tab.conns.values())
     tab.close()
@@ -719,7 +722,7 @@ def test_a_client_cannot_play_the_timer_or_replace_itself(server: ServerProcess)
         assert answer["code"] == "unknown_action" and answer["params"] == {"do": do}
     tab.barrier()
     for conn, mark in marks.items():
-        assert only_quiet(conn, mark, ("refused",) if conn.seat == 1 else ()) == []
+        assert quiet_since(conn, mark, ("refused",) if conn.seat == 1 else ()) == []
     assert tab.views() == before
     # A seat that left cannot come back by replacing itself either.
     assert tab.play(2, do="leave")["type"] == "ack"
