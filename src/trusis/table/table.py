@@ -76,6 +76,7 @@ class Table(Game):
                  started_at: float | None = None) -> None:
         super().__init__(players, seed, custom, deal)
         self.log: list[Event] = []
+        self.log_times: list[float | None] = []  # when each event of the log happened
         self._streams: dict[int, _Stream] = {}
         if started_at is not None:
             self.record.extra["started_at"] = started_at
@@ -114,6 +115,7 @@ class Table(Game):
             events, refusal = [], err
         index = self._keep(action, t) if refusal is None or self._well_formed(action) else None
         self.log.extend(events)
+        self.log_times.extend([t] * len(events))
         return Outcome(action, events, refusal, index,
                        (state.kind, state.number) != phase or not state.running,
                        not state.running)
@@ -149,8 +151,8 @@ class Table(Game):
     def events_after(self, seat: int | None, number: int) -> list[dict[str, Any]]:
         """The events `seat` may see after its stream number `number`, numbered.
 
-        Each event is a fresh dict (`code`, `params`, `seq`), so no two readers share
-        mutable data. A number beyond the stream's end gives nothing; a negative one
+        Each event is a fresh dict (`code`, `params`, `seq`, and `t` when the action
+        that made it had a time), so no two readers share mutable data. A number beyond the stream's end gives nothing; a negative one
         is read as 0.
         """
         key = SPECTATOR if seat is None else seat
@@ -165,10 +167,14 @@ class Table(Game):
                     indices.append(i)
             stream.scanned = len(log)
         start = max(number, 0)
+        times = self.log_times
         out = []
         for position, i in enumerate(stream.indices[start:], start + 1):
             event = log[i]
-            out.append({"seq": position, "code": event.code, "params": dict(event.params)})
+            data = {"seq": position, "code": event.code, "params": dict(event.params)}
+            if times[i] is not None:
+                data["t"] = times[i]
+            out.append(data)
         return out
 
     def snapshot(self, seat: int | None, chat: bool = True) -> dict[str, Any]:
