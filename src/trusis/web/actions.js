@@ -3,7 +3,7 @@
 // what it locks, and a command in flight disables the buttons (no double taps).
 
 import { fill, h } from "./dom.js";
-import { capital, msg, seatName, t } from "./i18n.js";
+import { capital, lang, msg, seatName, t } from "./i18n.js";
 import { confirmDialog } from "./dialogs.js";
 import { errorText } from "./errors.js";
 
@@ -115,13 +115,26 @@ export class ActionPanel {
     return t("prompt.night_power");
   }
 
+  /** Drawn again only when what it offers changes, so a focused button stays focused. */
   render() {
     const view = this.store.view;
-    if (!view || view.status !== "running" || !this.store.seat) { fill(this.body); this.el.hidden = true; return; }
+    if (!view || view.status !== "running" || !this.store.seat) { fill(this.body); this.el.hidden = true; this.key = null; return; }
     this.el.hidden = false;
+    const sel = this.selected();
+    const me = this.store.me();
+    const names = (view.players || []).map((p) => p.name);
+    const key = JSON.stringify([lang(), view.phase, view.legal, view.choices, sel, this.busy, me?.alive, me?.passed, names]);
+    if (key === this.key) return;
+    this.key = key;
+    const focused = document.activeElement && this.body.contains(document.activeElement)
+      ? [...this.body.querySelectorAll("button")].indexOf(document.activeElement) : -1;
+    this.draw(view, sel);
+    if (focused >= 0) this.body.querySelectorAll("button")[focused]?.focus();
+  }
+
+  draw(view, sel) {
     const legal = view.legal || [];
     const powers = legal.filter((a) => POWERS.includes(a.do));
-    const sel = this.selected();
     const night = view.phase.kind === "night";
     const lines = choiceLines(view);
     const buttons = [];

@@ -10,17 +10,29 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * One request. A GET that gets no answer in 8 s is tried again (twice): a connection that
+ * went quiet must not freeze a screen; other methods are never sent twice.
+ */
 export async function api(method, path, body) {
   const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  const tries = method === "GET" ? 3 : 1;
   let res;
-  try {
-    res = await fetch(path, init);
-  } catch (err) {
-    throw new ApiError(0, { code: "network", message: String(err) });
+  for (let attempt = 1; ; attempt += 1) {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), method === "GET" ? 8000 : 20000);
+    try {
+      res = await fetch(path, { ...init, signal: abort.signal });
+      break;
+    } catch (err) {
+      if (attempt >= tries) throw new ApiError(0, { code: "network", message: String(err) });
+    } finally {
+      clearTimeout(timer);
+    }
   }
   const text = await res.text();
   let data = null;

@@ -17,7 +17,12 @@ export class Chat {
     this.read = new Map();   // thread -> lines read
     this.visible = false;
     this.primed = false;
-    this.threads = h("div", { class: "chat-threads", attrs: { role: "group", "aria-label": t("chat.threads") } });
+    this.chips = h("span", { class: "chat-chips" });
+    this.pick = h("select", {
+      class: "thread-pick", hidden: true,
+      on: { change: (ev) => { if (ev.target.value) { this.open(ev.target.value); ev.target.value = ""; } } },
+    });
+    this.threads = h("div", { class: "chat-threads", attrs: { role: "group", "aria-label": t("chat.threads") } }, this.chips, this.pick);
     this.list = h("ol", {
       class: "chat-lines", attrs: { role: "log", "aria-live": "polite", "aria-label": t("chat.public"), tabindex: "0" },
       on: { scroll: () => this.scrolled() },
@@ -120,28 +125,40 @@ export class Chat {
     this.onUnread(this.unreadTotal());
   }
 
+  /** The thread chips and the "private message to…" list, each drawn again only when
+   * what it shows changes (an open list or a focused chip is never swept away). */
   renderThreads(counts) {
     const me = this.store.seat;
     const say = this.store.legal("say");
     const others = (this.store.view?.players || []).filter((p) => p.seat !== me);
     const open = [PUBLIC, ...others.map((p) => String(p.seat)).filter((s) => counts.has(s))];
     if (this.thread !== PUBLIC && !open.includes(this.thread)) open.push(this.thread);
-    const chip = (th) => {
-      const unread = Math.max(0, (counts.get(th) || 0) - (this.read.get(th) || 0));
-      const label = th === PUBLIC ? t("chat.public") : seatName(th);
-      return h("button", {
-        type: "button", class: ["thread", th === this.thread ? "is-current" : "", th === PUBLIC ? "" : "is-private"],
-        attrs: { "aria-pressed": String(th === this.thread), "aria-label": unread ? `${label}, ${t("chat.unread", { count: unread })}` : label },
-        on: { click: () => this.open(th) },
-      }, th === PUBLIC ? "◎ " : "✉ ", label, unread ? h("span", { class: "unread", attrs: { "aria-hidden": "true" } }, String(unread)) : null);
-    };
-    const pick = h("select", {
-      class: "thread-pick", attrs: { "aria-label": t("chat.private_to") },
-      on: { change: (ev) => { if (ev.target.value) this.open(ev.target.value); } },
-    }, h("option", { value: "", text: t("chat.private_to") }),
-    others.filter((p) => me && (say?.targets || []).includes(p.seat))
-      .map((p) => h("option", { value: String(p.seat), text: seatName(p.seat) })));
-    fill(this.threads, open.map(chip), me ? pick : null);
+    const unread = (th) => Math.max(0, (counts.get(th) || 0) - (this.read.get(th) || 0));
+    const chipsKey = JSON.stringify([lang(), this.thread, open.map((th) => [th, seatName(th), unread(th)])]);
+    if (chipsKey !== this.chipsKey) {
+      this.chipsKey = chipsKey;
+      const focused = document.activeElement?.closest?.(".thread")?.dataset.thread;
+      fill(this.chips, open.map((th) => {
+        const n = unread(th);
+        const label = th === PUBLIC ? t("chat.public") : seatName(th);
+        return h("button", {
+          type: "button", class: ["thread", th === this.thread ? "is-current" : "", th === PUBLIC ? "" : "is-private"],
+          dataset: { thread: th },
+          attrs: { "aria-pressed": String(th === this.thread), "aria-label": n ? `${label}, ${t("chat.unread", { count: n })}` : label },
+          on: { click: () => this.open(th) },
+        }, th === PUBLIC ? "◎ " : "✉ ", label, n ? h("span", { class: "unread", attrs: { "aria-hidden": "true" } }, String(n)) : null);
+      }));
+      if (focused) this.chips.querySelector(`[data-thread="${CSS.escape(focused)}"]`)?.focus();
+    }
+    const targets = me ? others.filter((p) => (say?.targets || []).includes(p.seat)) : [];
+    const pickKey = JSON.stringify([lang(), targets.map((p) => [p.seat, p.name])]);
+    if (pickKey !== this.pickKey) {
+      this.pickKey = pickKey;
+      fill(this.pick, h("option", { value: "", text: t("chat.private_to") }),
+        targets.map((p) => h("option", { value: String(p.seat), text: seatName(p.seat) })));
+      this.pick.setAttribute("aria-label", t("chat.private_to"));
+      this.pick.hidden = !targets.length;
+    }
   }
 
   /** Append what is new (a live region re-announces whatever is replaced); redraw otherwise. */
@@ -165,6 +182,8 @@ export class Chat {
   /** After a change of language: draw everything again. */
   redraw() {
     this.drawn = null;
+    this.chipsKey = null;
+    this.pickKey = null;
     this.more.textContent = t("chat.new_below");
     this.form.querySelector("button").textContent = t("chat.send");
     this.input.setAttribute("aria-label", t("chat.input_label"));

@@ -2,6 +2,8 @@
 // engine's catalogues (/api/i18n/<lang>: events, refusals, role names, statistics' labels).
 // The server sends codes and parameters; everything is rendered here, plurals included.
 
+import { get } from "./api.js";
+
 export const LANGUAGES = ["en", "fr", "it"];
 const STORE_KEY = "trusis.lang";
 const SEAT_PARAMS = new Set(["seat", "target", "shown", "to", "voter"]);
@@ -33,19 +35,13 @@ export function preferredLang() {
   return "en";
 }
 
-async function getJson(url) {
-  const res = await fetch(url, { credentials: "same-origin" });
-  if (!res.ok) throw new Error(`${url}: ${res.status}`);
-  return res.json();
-}
-
 /** Load a language (and English behind it); call the listeners once it is in place. */
 export async function setLang(code, { remember = false } = {}) {
   const next = LANGUAGES.includes(code) ? code : "en";
   const [ui, uiEn, engine] = await Promise.all([
-    getJson(`/static/locales/${next}.json`),
-    next === "en" ? null : getJson("/static/locales/en.json"),
-    getJson(`/api/i18n/${next}`).catch(() => ({ messages: {}, roles: {}, stats: {} })),
+    get(`/static/locales/${next}.json`),
+    next === "en" ? null : get("/static/locales/en.json"),
+    get(`/api/i18n/${next}`).catch(() => ({ messages: {}, roles: {}, stats: {} })),
   ]);
   state.lang = next;
   state.ui = ui;
@@ -62,8 +58,11 @@ export async function setLang(code, { remember = false } = {}) {
   for (const fn of state.listeners) fn(next);
 }
 
-/** Run fn after every change of language. */
-export function onLangChange(fn) { state.listeners.push(fn); }
+/** Run fn after every change of language; returns the function that stops it. */
+export function onLangChange(fn) {
+  state.listeners.push(fn);
+  return () => { state.listeners = state.listeners.filter((f) => f !== fn); };
+}
 
 function fillTemplate(template, params) {
   return String(template).replace(/\{(\w+)\}/g, (whole, key) =>

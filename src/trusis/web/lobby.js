@@ -53,6 +53,7 @@ export class Lobby {
   }
 
   unmount() {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.form?.stop();
   }
@@ -84,7 +85,7 @@ export class Lobby {
     } catch (err) {
       fill(this.list, h("p", { class: "form-error" }, errorText(err)));
     }
-    this.timer = setTimeout(() => this.refresh(), 5000);
+    if (!this.stopped) this.timer = setTimeout(() => this.refresh(), 5000);
   }
 
   drawTables(tables) {

@@ -3,8 +3,8 @@
 // renders from the store's latest view.
 
 import { fill, h } from "./dom.js";
-import { get } from "./api.js";
-import { capital, lang, msg, onLangChange, setNames, t } from "./i18n.js";
+import { get, post } from "./api.js";
+import { capital, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
 import { GameStore } from "./game.js";
 import { TableConnection } from "./net.js";
 import { StatusBar } from "./status.js";
@@ -65,7 +65,7 @@ export class TableScreen {
     document.body.classList.add("app-screen");
     fill(main, this.el);
     this.media.addEventListener("change", this.onMedia);
-    onLangChange(() => this.relang());
+    this.offLang = onLangChange(() => this.relang());
     this.showPanels();
     this.render();
     this.loadTable();
@@ -74,6 +74,7 @@ export class TableScreen {
   }
 
   unmount() {
+    this.offLang?.();
     this.conn.stop();
     this.status.stop();
     this.waiting.stop();
@@ -194,6 +195,32 @@ export class TableScreen {
     this.render();
   }
 
+  /** Under the seats: leaving the game, and for the host, handing away seats to bots (R53). */
+  drawFoot(view) {
+    const canLeave = (view.legal || []).some((a) => a.do === "leave");
+    const host = this.store.table?.you_host && view.status === "running";
+    const away = host ? (view.players || []).filter((p) => p.alive !== undefined && !this.store.isBot(p.seat)
+      && (p.left || !this.store.connected(p.seat))) : [];
+    const key = JSON.stringify([lang(), canLeave, away.map((p) => [p.seat, p.name])]);
+    if (key === this.footKey) return;
+    this.footKey = key;
+    fill(this.foot,
+      away.map((p) => h("button", {
+        class: "btn btn-small", type: "button", text: t("host.replace", { seat: seatName(p.seat) }),
+        on: { click: () => this.replace(p.seat) },
+      })),
+      canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null);
+  }
+
+  async replace(seat) {
+    const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
+    try {
+      this.store.setTable(await post(`/api/tables/${encodeURIComponent(this.store.tableId)}/seats/${seat}/replace${q}`, { kind: "heuristic" }));
+    } catch (err) {
+      this.actions.showRefusal(err);
+    }
+  }
+
   /** The role card in the ring's centre, drawn again only when what it says changes. */
   drawRole(view) {
     const key = JSON.stringify([lang(), view.role, view.known, view.status, this.store.seat]);
@@ -235,8 +262,7 @@ export class TableScreen {
     this.lastStatus = status;
     this.drawRole(view);
     this.ring.render();
-    const canLeave = (view.legal || []).some((a) => a.do === "leave");
-    fill(this.foot, canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null);
+    this.drawFoot(view);
     this.actions.render();
     this.chat.render();
     this.log.render();

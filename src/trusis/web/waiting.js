@@ -3,7 +3,7 @@
 
 import { fill, h } from "./dom.js";
 import { del, get, post } from "./api.js";
-import { roleName, t } from "./i18n.js";
+import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
 
@@ -74,6 +74,10 @@ export class WaitingRoom {
     if (!table) { fill(this.el, h("p", { class: "hint" }, t("wait.loading"))); return; }
     const { kinds: list, default: def } = await kinds();
     if (!this.kind) this.kind = def;
+    // Drawn again only when the table changes: an open list or a focused button stays.
+    const key = JSON.stringify([lang(), table, this.busy, !!this.app.me]);
+    if (key === this.key) return;
+    this.key = key;
     const host = !!table.you_host;
     const seats = table.seats || [];
     const mine = seats.find((s) => s.you);
