@@ -517,6 +517,10 @@ def test_R12_a_timer_fires_exactly_once_across_restarts(kind: str, tmp_path: Pat
         ann = tab.conns[1]
         night = next(m for m in reversed(ann.messages) if m["type"] == "events")
         deadline = night["clock"]["deadline"]
+        said = tab.play(2, do="say", text="before the crash")  # acked: it is stored
+        assert said["type"] == "ack"
+        for conn in tab.conns.values():
+            conn.barrier()
         last = {seat: conn.seq for seat, conn in tab.conns.items()}
         tab.close()
         server.kill()
@@ -528,6 +532,10 @@ def test_R12_a_timer_fires_exactly_once_across_restarts(kind: str, tmp_path: Pat
             conn.until(lambda c: c.view is not None and c.view["phase"]["kind"] == "day", 15)
         restarted = back[1].view
         assert restarted is not None
+        # The same command again after the restart: answered as acknowledged, not replayed.
+        back[2].send(said["id"], do="say", text="before the crash")
+        back[2].until(lambda c: said["id"] in c.answers)
+        assert back[2].answers[said["id"]]["type"] == "ack"
         day_deadline = next(m for m in reversed(back[1].messages)
                             if m["type"] == "events")["clock"]["deadline"]
         seqs = {s: c.seq for s, c in back.items()}
@@ -540,6 +548,8 @@ def test_R12_a_timer_fires_exactly_once_across_restarts(kind: str, tmp_path: Pat
         for seat, conn in again.items():
             conn.barrier()
             assert len(_timed_out(conn, 1)) == 1, seat
+            assert [e["params"]["text"] for e in conn.events if e["code"] == "said"] == [
+                "before the crash"]
             assert conn.seq == seqs[seat]  # nothing more happened
             check_streams(conn)
         assert again[1].view is not None and again[1].view["phase"] == {"kind": "day",
@@ -599,6 +609,30 @@ def test_R52_R53_a_leaver_and_a_vanished_connection_do_not_freeze_the_game(
                                                  or c.view["status"] == "finished"), 15)
     check_streams(ann)
     tab.close()
+
+
+def test_R52_a_seat_whose_person_is_not_there_at_the_start_goes_to_a_bot_after_its_grace(
+        server: ServerProcess) -> None:
+    """Bob sat down and closed his tab before the host started: his grace period starts
+    with the game, and a bot plays his seat after it (R53)."""
+    ann, bob = Guest(server.url, "Ann"), Guest(server.url, "Bob")
+    table = ann.create(seats=5, grace_seconds=5, day_seconds=3600)
+    ann.sit(table["id"], 1)
+    bob.sit(table["id"], 2)
+    ann.bots(table["id"], 3)
+    ann.start(table["id"])
+    started = time.monotonic()
+    conn = Conn(server, table["id"], ann.token).open()
+    assert _seat_info(conn, 2)["connected"] is False
+    conn.until(lambda c: any(e["code"] == "replaced" for e in c.events), 15)
+    assert time.monotonic() - started >= 4.5
+    assert [e["params"] for e in conn.events if e["code"] in ("left", "replaced")] == [
+        {"seat": 2}, {"seat": 2, "by": "bot"}]
+    conn.until(lambda c: _seat_info(c, 2)["kind"] == "bot")
+    assert conn.command(do="pass")["type"] == "ack"  # and the bots follow Ann (R12)
+    conn.until(lambda c: c.view is not None and (c.view["phase"]["kind"] == "night"
+                                                 or c.view["status"] == "finished"), 15)
+    conn.close()
 
 
 def test_R52_without_bots_taking_over_an_absent_seat_leaves_after_its_grace(

@@ -214,6 +214,11 @@ class Hub:
             # again in the lobby must not keep a seat number that is someone else's.
             client.seat = room.seat_of(client.player_id)
             room.catch_up(client, None)
+        # A person or program not connected when the game starts is away from its first
+        # second: its grace period runs (R52), as if it had dropped, and no phase waits.
+        for number, held in room.seats.items():
+            if held.kind != "bot" and not room.connected(number):
+                room.away[number] = now
         room.start_running()
 
     def _departed(self, room: Room, seat: int) -> None:
