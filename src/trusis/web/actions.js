@@ -165,7 +165,8 @@ export class ActionPanel {
     fill(this.body,
       h("div", { class: "actions-info" },
         !powers.length ? h("p", { class: "actions-prompt" }, this.prompt()) : null,
-        h("p", { class: "actions-choices" }, lines.length ? lines.join(" · ") : (canPass ? msg("play.no_choice", {}) : "")),
+        lines.length || powers.length
+          ? h("p", { class: "actions-choices" }, lines.length ? lines.join(" · ") : msg("play.no_choice", {})) : null,
         hint ? h("p", { class: "actions-hint" }, hint) : null),
       h("div", { class: "actions-buttons" }, buttons,
         canPass ? h("button", { class: "btn btn-pass", type: "button", disabled: this.busy, on: { click: () => this.pass() } },

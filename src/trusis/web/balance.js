@@ -4,7 +4,7 @@
 
 import { fill, h } from "./dom.js";
 import { get } from "./api.js";
-import { msg, t } from "./i18n.js";
+import { capital, msg, t } from "./i18n.js";
 
 const OUTCOMES = ["HUMAN", "TRUSIS", "CASTAWAY", "DRAW"];
 
@@ -60,7 +60,7 @@ export class Balance {
         const pct = Math.round(Number(rates[k]) * 1000) / 10;
         const bar = h("span", { class: ["bal-bar", `bal-${k.toLowerCase()}`] });
         bar.style.width = `${Math.max(0, Math.min(100, pct))}%`;
-        const label = k === "DRAW" ? msg("winner.DRAW") : msg(`play.team_short.${k}`);
+        const label = capital(k === "DRAW" ? msg("winner.DRAW") : msg(`play.team_short.${k}`));
         return h("div", { class: "bal-row" },
           h("span", { class: "bal-label" }, label),
           h("span", { class: "bal-track", attrs: { "aria-hidden": "true" } }, bar),

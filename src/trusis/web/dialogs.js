@@ -23,7 +23,7 @@ export function banner(lines, kind = "info") {
   const el = h("div", { class: ["banner", `banner-${kind}`] }, list.map((line) => h("p", {}, line)));
   while (host.firstChild) host.firstChild.remove();
   host.append(el);
-  const life = prefersReducedMotion() ? 6000 : 4000 + 800 * list.length;
+  const life = (prefersReducedMotion() ? 5000 : 3000) + 600 * list.length;
   setTimeout(() => {
     el.classList.add("banner-out");
     setTimeout(() => el.remove(), prefersReducedMotion() ? 0 : 400);

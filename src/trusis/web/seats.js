@@ -1,5 +1,5 @@
-// The seats: a ring on wide screens (your own seat at the bottom), a two-column grid on
-// phones (CSS). A radio group: arrow keys move the choice, one seat holds the tab stop.
+// The seats: a ring on wide screens (your own seat at the bottom; a grid past 18 seats), a
+// two-column grid on phones (CSS). A radio group: arrow keys move the choice, one seat holds the tab stop.
 // Votes and tallies come from the view (view.votes, view.vote_counts): never counted here.
 
 import { fill, h } from "./dom.js";
@@ -57,7 +57,8 @@ export class SeatRing {
     const players = view.players || [];
     const n = players.length;
     this.el.classList.toggle("ring-crowded", n > 12);
-    this.el.classList.toggle("ring-packed", n > 20);
+    // Past 18 seats a ring's cards overlap on a laptop: they line up in a grid instead.
+    this.wrap.classList.toggle("is-grid", n > 18);
     const me = this.store.seat;
     const meIndex = Math.max(0, players.findIndex((p) => p.seat === me));
     const votes = view.votes || {};

@@ -227,7 +227,7 @@ export class TableScreen {
     if (key === this.roleKey) return;
     this.roleKey = key;
     const old = this.ring.centre.querySelector("details");
-    const open = old ? old.open : !this.phoneMode();
+    const open = old ? old.open : !this.phoneMode() && (view.players || []).length <= 18;
     if (view.role) fill(this.ring.centre, roleCard(view, this.store.seat, open));
     else fill(this.ring.centre, h("p", { class: "hint" }, t("seat.spectating")));
   }
