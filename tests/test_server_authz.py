@@ -352,8 +352,10 @@ def test_only_the_host_adds_bots_frees_seats_starts_and_hands_seats_over(
         for by in ("bot", "person"):
             lobby_error(who.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": by}),
                         403, "not_host")
-    lobby_error(host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "bot"}),
+    present = Conn(server, tid, host.token).open()  # connected and playing: not departed
+    lobby_error(host.http.post(f"/api/tables/{tid}/seats/1/replace", json={"by": "bot"}),
                 409, "not_left")
+    present.close()
     lobby_error(host.http.post(f"/api/tables/{tid}/start"), 409, "already_started")
     lobby_error(host.http.post(f"/api/tables/{tid}/bots", json={}), 409, "already_started")
 
