@@ -127,3 +127,28 @@ def test_markup_in_a_name_and_in_chat_is_text_and_runs_nothing(server, browser) 
     assert page.evaluate("() => window.__pwned") is None
     assert watched.problems() == []
     context.close()
+
+
+def test_a_private_table_is_joined_through_the_invite_link_its_host_sees(server, browser) -> None:
+    contexts = [browser.new_context(viewport=DESKTOP, locale="en-GB") for _ in range(2)]
+    host, guest = (Watched(c) for c in contexts)
+    try:
+        sign_in(host.page, server.url, "Ann")
+        table_id = create_table(host.page, 5, private=True)
+        link = host.page.locator("#invite-link").input_value()
+        assert link.startswith(f"{server.url}/t/{table_id}?invite=")
+        sign_in(guest.page, server.url, "Bob")
+        guest.page.locator(".tables .hint, .tables .table-row").first.wait_for()
+        assert guest.page.locator(f".table-row a[href='/t/{table_id}']").count() == 0  # unlisted
+        guest.page.goto(f"{server.url}/t/{table_id}")  # without the invite
+        guest.page.locator(".notice-bad", has_text="invite").wait_for()
+        assert guest.page.locator(".wait-seat").count() == 0
+        guest.page.goto(link)
+        guest.page.locator(".wait-seat.is-free .btn").first.click()
+        guest.page.locator(".wait-seat.is-me").wait_for()
+        assert guest.page.locator("#invite-link").count() == 0  # only the host sees it
+        host.page.locator(".wait-seat.is-taken", has_text="Bob").wait_for()
+        assert host.problems() == []
+    finally:
+        for c in contexts:
+            c.close()

@@ -47,7 +47,7 @@ export class SeatRing {
   /** Where each seat sits on the ellipse: evenly spaced, seat `me` at the bottom. */
   place(button, index, n, meIndex) {
     const angle = Math.PI / 2 + (2 * Math.PI * (index - meIndex)) / n;
-    button.style.setProperty("--x", `${(50 + 44 * Math.cos(angle)).toFixed(2)}%`);
+    button.style.setProperty("--x", `${(50 + 41 * Math.cos(angle)).toFixed(2)}%`);
     button.style.setProperty("--y", `${(50 + 39 * Math.sin(angle)).toFixed(2)}%`);
   }
 
