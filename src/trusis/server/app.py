@@ -128,6 +128,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def page() -> FileResponse:
         return FileResponse(f"{folder}/index.html", media_type="text/html")
 
-    app.get("/", include_in_schema=False)(page)
-    app.get("/t/{table_id}", include_in_schema=False)(page)
+    # The client routes on the path: every page of it is the same document.
+    for path in ("/", "/t/{table_id}", "/t/{table_id}/replay", "/p/{player_id}",
+                 "/leaderboard"):
+        app.get(path, include_in_schema=False)(page)
     return app
