@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -162,3 +164,61 @@ def test_a_reload_in_the_middle_of_a_night_resumes_the_seat(server, browser) -> 
     finally:
         helper.close()
         context.close()
+
+
+def port_free(port: int, timeout: float = 30.0) -> None:
+    """Wait until the port can be bound again after the server stopped."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            try:
+                sock.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                assert time.monotonic() < deadline, f"port {port} stays taken"
+        time.sleep(0.2)
+
+
+def test_the_client_reconnects_after_the_server_restarts(browser, tmp_path) -> None:
+    """Set up over HTTP, so that no balance estimate starts: the server's balance worker is
+    forked and keeps the listening port after the server stops (notes-web-needs.md)."""
+    with serve(tmp_path) as server:
+        context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+        watched = Watched(context)
+        page = watched.page
+        helper = Helper(server, "Bea")
+        try:
+            api = context.request  # the browser's own cookie
+            assert api.post(server.url + "/api/guest", data={"name": "Ann"}).ok
+            table = helper.guest.create(seats=8, day_seconds=300, night_seconds=300)
+            table_id = table["id"]
+            assert api.post(f"{server.url}/api/tables/{table_id}/seats", data={}).ok
+            helper.guest.sit(table_id)
+            helper.guest.bots(table_id, 6)
+            helper.guest.start(table_id)
+            page.goto(f"{server.url}/t/{table_id}")
+            page.locator(".role-chip:not([hidden])").wait_for()
+            helper.connect(table_id)
+            page.locator(".seat").nth(3).click()
+            page.locator(".btn-power[data-do=vote]").click()
+            choice = page.locator(".actions-choices", has_text="You vote for")
+            choice.wait_for()
+            voted = choice.inner_text()
+            role = page.locator(".role-chip").inner_text()
+
+            server.kill()  # a crash: the page notices and says so
+            page.locator(".conn.is-bad", has_text="reconnecting").wait_for()
+            port_free(server.port)
+            server.start()
+            page.locator(".conn.is-bad").wait_for(state="detached", timeout=30000)
+            assert page.locator(".role-chip").inner_text() == role
+            assert page.locator(".actions-choices").inner_text() == voted
+            assert phase_of(page) == "☀ Day 1"
+            page.locator(".chat-row input").fill("back again")
+            page.keyboard.press("Enter")
+            page.locator(".chat-line .chat-text", has_text="back again").wait_for()
+            assert watched.errors == []  # (the console shows the refused connections)
+        finally:
+            helper.close()
+            context.close()

@@ -243,9 +243,12 @@ export class TableScreen {
     this.el.dataset.status = status;
     this.status.render();
     if (!view) {
-      if (this.lastStatus !== "open") fill(this.centre, this.waiting.el);
-      this.lastStatus = "open";
-      this.waiting.render();
+      // Before the start: the waiting room. A started game waits for its snapshot.
+      const waiting = !store.table || store.table.status === "open";
+      const mode = waiting ? "open" : "loading";
+      if (this.lastStatus !== mode) fill(this.centre, waiting ? this.waiting.el : h("p", { class: "hint" }, t("wait.loading_game")));
+      this.lastStatus = mode;
+      if (waiting) this.waiting.render();
       this.actions.render();
       return;
     }
