@@ -25,6 +25,7 @@ from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.i18n import seat_label
 from trusis.rules.roles import DAY
+from trusis.rules.views import view
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
 from trusis.server.options import TableOptions
@@ -169,9 +170,11 @@ class Room:
         if not events:
             return
         client.seq = events[-1]["seq"]
-        client.send(dumps({"type": "events", "seq": client.seq, "events": events,
-                           "view": table.snapshot(client.seat, chat=False),
-                           "clock": self.clock()}))
+        # The engine's view itself, serialised at once and never kept: it needs none of
+        # the private copy `Table.snapshot` makes for readers that keep theirs. A client
+        # that is behind gets it folded into the message still waiting (clients.py).
+        client.send_events(client.seq, events,
+                           dumps(view(table.state, client.seat, chat=False)), self.clock())
 
     def push(self) -> None:
         for client in list(self.clients):

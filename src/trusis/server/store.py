@@ -13,16 +13,18 @@ import hashlib
 import json
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import delete, event, insert, select, update
+from sqlalchemy import bindparam, create_engine, delete, event, insert, make_url, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
 
 from trusis.server import schema
 
@@ -67,14 +69,63 @@ class TokenOwner:
     seat: int | None
 
 
+def _statements(batch: list[_Append]) -> list[tuple[Any, list[dict[str, Any]]]]:
+    """A group commit's statements: a few, whatever the size of the batch (each one is
+    a trip to the database driver, and under load each trip waits for the event loop)."""
+    t = schema.tables
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for one in batch:
+        shapes.setdefault(tuple(sorted(one.values)), []).append(
+            {"b_id": one.row["table_id"], **{f"b_{k}": v for k, v in one.values.items()}})
+    statements: list[tuple[Any, list[dict[str, Any]]]] = [
+        (insert(schema.actions), [one.row for one in batch])]
+    for names, rows in shapes.items():
+        statements.append((update(t).where(t.c.id == bindparam("b_id"))
+                           .values({n: bindparam(f"b_{n}") for n in names}), rows))
+    return statements
+
+
+@dataclass
+class _Append:
+    """One action waiting for a group commit, and the future its caller awaits."""
+
+    row: dict[str, Any]
+    values: dict[str, Any]
+    done: asyncio.Future[None]
+
+
+def _settle(done: asyncio.Future[None], error: Exception | None) -> None:
+    if done.done():
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
+
+
 class Store:
     """The database behind one server process."""
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=True)
+        sqlite = url.startswith("sqlite")
+        # A file on this machine needs no ping before each use; a server's connections may.
+        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not sqlite)
         if self.engine.dialect.name == "sqlite":
             _sqlite_pragmas(self.engine.sync_engine)
+        self._queue: list[_Append] = []  # actions waiting for the next group commit
+        self._writer: asyncio.Task[None] | None = None
+        # SQLite: group commits run on one thread of their own with the standard
+        # driver, a whole transaction per call, instead of a trip to aiosqlite's thread
+        # for each statement (each trip waits for a turn of a busy event loop).
+        self._writer_engine: Engine | None = None
+        self._writer_thread: ThreadPoolExecutor | None = None
+        if self.engine.dialect.name == "sqlite":
+            self._writer_engine = create_engine(
+                make_url(url).set(drivername="sqlite"), poolclass=StaticPool,
+                connect_args={"check_same_thread": False})
+            _sqlite_pragmas(self._writer_engine)
+            self._writer_thread = ThreadPoolExecutor(1, thread_name_prefix="trusis-store")
 
     async def migrate(self) -> None:
         """Create or upgrade the schema (Alembic), in a thread: Alembic runs its own loop."""
@@ -85,7 +136,12 @@ class Store:
         await asyncio.to_thread(command.upgrade, config, "head")
 
     async def close(self) -> None:
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
         await self.engine.dispose()
+        if self._writer_engine is not None and self._writer_thread is not None:
+            self._writer_engine.dispose()
+            self._writer_thread.shutdown()
 
     # -- players and tokens -------------------------------------------------
 
@@ -156,17 +212,69 @@ class Store:
     async def append(self, table_id: str, index: int, data: dict[str, Any], t: float | None,
                      player_id: str | None, client_id: str | None, deadline: float | None,
                      phase: str, winner: str | None) -> None:
-        """Store one action with the table's new timer and status, in one transaction."""
+        """Store one action with the table's new timer and status, in one transaction.
+
+        Returns once that transaction has committed. Actions of every table are
+        committed together (a group commit): while one transaction is being written
+        the next actions wait in a queue and go into the next one, so a busy server
+        pays one commit for many actions instead of one each, and no two writers
+        wait for each other's locks. A room stores its actions one at a time, so one
+        transaction never holds two actions of one table.
+        """
         values: dict[str, Any] = {"deadline": deadline, "deadline_phase": phase}
         if winner is not None:
             values.update(status="finished", winner=winner, finished_at=t or time.time(),
                           deadline=None)
+        row = {"table_id": table_id, "idx": index, "t": t, "player_id": player_id,
+               "client_id": client_id, "data": json.dumps(data, ensure_ascii=False)}
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Append(row, values, done))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write(), name="store writer")
+        await asyncio.shield(done)  # a cancelled caller still has its action stored
+
+    async def _write(self) -> None:
+        """Commit what is queued, as long as something is: one transaction each time."""
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    await self._commit(batch)
+                except Exception:
+                    if len(batch) == 1:
+                        raise
+                    for one in batch:  # one bad action must not fail the others
+                        try:
+                            await self._commit([one])
+                        except Exception as err:
+                            _settle(one.done, err)
+                else:
+                    for one in batch:
+                        _settle(one.done, None)
+        except Exception as err:
+            for one in batch:
+                _settle(one.done, err)
+        finally:
+            self._writer = None
+            if self._queue:  # queued while the last error was being handled
+                self._writer = asyncio.create_task(self._write(), name="store writer")
+
+    async def _commit(self, batch: list[_Append]) -> None:
+        """One transaction: the actions, then each table's timer and status."""
+        statements = _statements(batch)
+        if self._writer_engine is not None:  # SQLite: the whole transaction in one call
+            await asyncio.get_running_loop().run_in_executor(
+                self._writer_thread, self._commit_here, statements)
+            return
         async with self.engine.begin() as conn:
-            await conn.execute(insert(schema.actions).values(
-                table_id=table_id, idx=index, data=json.dumps(data, ensure_ascii=False), t=t,
-                player_id=player_id, client_id=client_id))
-            await conn.execute(update(schema.tables).where(schema.tables.c.id == table_id)
-                               .values(**values))
+            for statement, rows in statements:
+                await conn.execute(statement, rows)
+
+    def _commit_here(self, statements: list[tuple[Any, list[dict[str, Any]]]]) -> None:
+        assert self._writer_engine is not None
+        with self._writer_engine.begin() as conn:
+            for statement, rows in statements:
+                conn.execute(statement, rows)
 
     async def set_bot_seat(self, table_id: str, seat: int, bot_kind: str, name: str) -> None:
         """A seat handed over to a bot during the game (R53)."""

@@ -1,0 +1,60 @@
+"""A client's send queue: a client that is behind gets no view that is already out of date."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import orjson
+
+from trusis.server.clients import Client
+
+
+class SlowSocket:
+    """Stands for a WebSocket whose sends wait until the test lets them through."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.gate = asyncio.Event()
+
+    async def send_text(self, text: str) -> None:
+        await self.gate.wait()
+        self.sent.append(json.loads(text))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
+def events(*numbers: int) -> list[dict[str, Any]]:
+    return [{"seq": n, "code": "passed", "params": {"seat": n}} for n in numbers]
+
+
+def test_events_waiting_side_by_side_become_one_message_with_every_event_and_the_last_view(
+        ) -> None:
+    async def run() -> list[dict[str, Any]]:
+        socket = SlowSocket()
+        client = Client(socket, "p", "Ann", 1)  # type: ignore[arg-type]
+        client.start()
+        client.send_events(1, events(1), orjson.dumps({"seq": 1}), {"now": 1.0})
+        await asyncio.sleep(0)  # the writer takes the first one and waits on the network
+        client.send_events(2, events(2), orjson.dumps({"seq": 2}), {"now": 2.0})
+        client.send_events(4, events(3, 4), orjson.dumps({"seq": 4}), {"now": 3.0})
+        client.send(b'{"type": "ack", "id": "c1", "seq": 4}')
+        client.send_events(5, events(5), orjson.dumps({"seq": 5}), {"now": 4.0})
+        socket.gate.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        await client.stop()
+        return socket.sent
+
+    sent = asyncio.run(run())
+    assert [m["type"] for m in sent] == ["events", "events", "ack", "events"]
+    first, merged, ack, last = sent
+    assert [e["seq"] for e in first["events"]] == [1] and first["view"] == {"seq": 1}
+    # Waiting side by side: one message, the events of both in order, the newer view.
+    assert merged["seq"] == 4 and merged["view"] == {"seq": 4} and merged["clock"]["now"] == 3.0
+    assert [e["seq"] for e in merged["events"]] == [2, 3, 4]
+    # Never merged across another message: the answer stays after the events it follows.
+    assert ack["id"] == "c1"
+    assert [e["seq"] for e in last["events"]] == [5] and last["view"] == {"seq": 5}
