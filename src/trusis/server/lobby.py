@@ -15,9 +15,9 @@ from fastapi.responses import JSONResponse
 from trusis.bots.registry import DEFAULT_BOT
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES
+from trusis.server import deps
 from trusis.server.errors import LobbyError
-from trusis.server.hub import Hub, bot_kinds, setup_refusal
-from trusis.server.identity import Identity
+from trusis.server.hub import bot_kinds, setup_refusal
 from trusis.server.models import (
     BotIn,
     ClaimIn,
@@ -37,25 +37,10 @@ from trusis.table.table import Table
 router = APIRouter(prefix="/api")
 
 
-def _hub(request: Request) -> Hub:
-    hub: Hub = request.app.state.hub
-    return hub
-
-
-def _identity(request: Request) -> Identity:
-    identity: Identity = request.app.state.identity
-    return identity
-
-
-async def _viewer(request: Request) -> str | None:
-    owner = await _identity(request).owner(request)
-    return owner.player.id if owner else None
-
-
 @router.get("/health")
 async def health(request: Request) -> dict[str, Any]:
     """Liveness, and the figures that say whether this process is loaded."""
-    hub = _hub(request)
+    hub = deps.hub(request)
     rooms = hub.rooms.values()
     return {"ok": True, "tables": len(hub.rooms),
             "running": sum(1 for r in rooms if r.status == "running"),
@@ -65,20 +50,20 @@ async def health(request: Request) -> dict[str, Any]:
 @router.post("/guest")
 async def guest(body: GuestIn, request: Request, response: Response) -> dict[str, Any]:
     """Sign in as a guest with a name: a cookie for the browser, a token for programs."""
-    player, token = await _identity(request).new_guest(body.name, response)
+    player, token = await deps.identity(request).new_guest(body.name, response)
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind},
             "token": token}
 
 
 @router.post("/logout")
 async def logout(request: Request, response: Response) -> dict[str, Any]:
-    await _identity(request).sign_out(request, response)
+    await deps.identity(request).sign_out(request, response)
     return {"ok": True}
 
 
 @router.get("/me")
 async def me(request: Request) -> dict[str, Any]:
-    player = await _identity(request).player(request)
+    player = await deps.identity(request).player(request)
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
 
 
@@ -103,21 +88,21 @@ async def check_set(body: SetCheckIn) -> dict[str, Any]:
 @router.get("/tables")
 async def tables(request: Request) -> dict[str, Any]:
     """The public tables that are open or running."""
-    viewer = await _viewer(request)
-    return {"tables": [r.info(viewer) for r in _hub(request).public()]}
+    viewer = await deps.viewer(request)
+    return {"tables": [r.info(viewer) for r in deps.hub(request).public()]}
 
 
 @router.post("/tables", status_code=201)
 async def create_table(body: TableIn, request: Request) -> dict[str, Any]:
-    player = await _identity(request).player(request)
+    player = await deps.identity(request).player(request)
     name = body.name.strip()[:80] or "Trusis"
-    room = await _hub(request).create(player, name, body.options())
+    room = await deps.hub(request).create(player, name, body.options())
     return room.info(player.id)
 
 
 async def _room(request: Request, table_id: str, invite: str | None) -> tuple[Room, str | None]:
-    viewer = await _viewer(request)
-    return await _hub(request).room(table_id, viewer, invite), viewer
+    viewer = await deps.viewer(request)
+    return await deps.hub(request).room(table_id, viewer, invite), viewer
 
 
 @router.get("/tables/{table_id}")
@@ -130,33 +115,33 @@ async def table(table_id: str, request: Request,
 @router.post("/tables/{table_id}/seats")
 async def sit(table_id: str, body: SeatIn, request: Request,
               invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id, invite)
-    seat = await _hub(request).sit(room, player, body.seat)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id, invite)
+    seat = await deps.hub(request).sit(room, player, body.seat)
     return {"seat": seat, "table": room.info(player.id)}
 
 
 @router.delete("/tables/{table_id}/seats/mine")
 async def stand(table_id: str, request: Request) -> dict[str, Any]:
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id)
-    await _hub(request).stand(room, player)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
+    await deps.hub(request).stand(room, player)
     return room.info(player.id)
 
 
 @router.post("/tables/{table_id}/bots")
 async def add_bot(table_id: str, body: BotIn, request: Request) -> dict[str, Any]:
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id)
-    seat = await _hub(request).add_bot(room, player, body.kind, body.seat)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
+    seat = await deps.hub(request).add_bot(room, player, body.kind, body.seat)
     return {"seat": seat, "table": room.info(player.id)}
 
 
 @router.delete("/tables/{table_id}/seats/{seat}")
 async def free_seat(table_id: str, seat: int, request: Request) -> dict[str, Any]:
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id)
-    await _hub(request).free(room, player, seat)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
+    await deps.hub(request).free(room, player, seat)
     return room.info(player.id)
 
 
@@ -164,10 +149,10 @@ async def free_seat(table_id: str, seat: int, request: Request) -> dict[str, Any
 async def program_seat(table_id: str, seat: int, body: ProgramIn,
                        request: Request) -> dict[str, Any]:
     """The host hands a seat to a program: the token it plays that seat with."""
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
     name = body.name.strip()[:32] or "Program"
-    number, token = await _hub(request).program_seat(room, player, seat, name)
+    number, token = await deps.hub(request).program_seat(room, player, seat, name)
     return {"seat": number, "token": token, "table": room.info(player.id)}
 
 
@@ -175,9 +160,9 @@ async def program_seat(table_id: str, seat: int, body: ProgramIn,
 async def replace(table_id: str, seat: int, body: ReplaceIn, request: Request) -> dict[str, Any]:
     """R53: the host hands a departed (or disconnected) seat to a bot (`by: bot`), or to a
     new person (`by: person`): the answer's `claim` link seats whoever opens it."""
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id)
-    code = await _hub(request).replace(room, player, seat, body.by, body.kind)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
+    code = await deps.hub(request).replace(room, player, seat, body.by, body.kind)
     data: dict[str, Any] = {"table": room.info(player.id)}
     if code is not None:
         data["claim"] = code
@@ -190,17 +175,17 @@ async def replace(table_id: str, seat: int, body: ReplaceIn, request: Request) -
 async def claim(table_id: str, body: ClaimIn, request: Request,
                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
     """Take the departed seat that the host's claim link names (R53)."""
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id, invite)
-    seat = await _hub(request).claim(room, player, body.code)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id, invite)
+    seat = await deps.hub(request).claim(room, player, body.code)
     return {"seat": seat, "table": room.info(player.id)}
 
 
 @router.post("/tables/{table_id}/start")
 async def start(table_id: str, request: Request) -> dict[str, Any]:
-    player = await _identity(request).player(request)
-    room = await _hub(request).room(table_id, player.id)
-    await _hub(request).start(room, player)
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
+    await deps.hub(request).start(room, player)
     return room.info(player.id)
 
 
@@ -213,7 +198,7 @@ async def record(table_id: str, request: Request,
     (R50: nothing about it reaches anyone else, not even that it was sent; D16).
     """
     room, viewer = await _room(request, table_id, invite)
-    data = (await _hub(request).record(room)).to_dict()
+    data = (await deps.hub(request).record(room)).to_dict()
     mine = {n for n, s in room.seats.items() if viewer is not None and s.player_id == viewer}
     data["actions"] = [a for a in data["actions"] if a["do"] != "say" or a.get("to") is None
                        or a["seat"] in mine or a["to"] in mine]
@@ -227,7 +212,7 @@ async def end_screen(table_id: str, request: Request,
                      lang: str = Query("en", max_length=5)) -> dict[str, Any]:
     """The end screen: roles, vote grid, night timeline and statistics (R62 order, "-")."""
     room, _viewer_id = await _room(request, table_id, invite)
-    record_ = await _hub(request).record(room)
+    record_ = await deps.hub(request).record(room)
     table_ = Table.from_record(record_)
     lang = lang if lang in LANGUAGES else "en"
     stats = score(record_)

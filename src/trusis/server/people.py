@@ -16,12 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, insert, select, update
 
 from trusis.rules.i18n import LANGUAGES
-from trusis.server import schema
-from trusis.server.accounts import Accounts
+from trusis.server import deps, schema
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
-from trusis.server.hub import Hub
-from trusis.server.identity import Identity
 from trusis.server.store import new_id
 from trusis.table.replayer import replay_step
 
@@ -43,16 +40,6 @@ class ReportIn(BaseModel):
     reason: Annotated[str, Field(min_length=1, max_length=1000)]
 
 
-def _accounts(request: Request) -> Accounts:
-    accounts: Accounts = request.app.state.accounts
-    return accounts
-
-
-def _identity(request: Request) -> Identity:
-    identity: Identity = request.app.state.identity
-    return identity
-
-
 def _address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -60,13 +47,13 @@ def _address(request: Request) -> str:
 @router.post("/accounts", status_code=201)
 async def register(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
     """Register a name and a password; a signed-in guest keeps their games."""
-    player = await _accounts(request).register(body.name, body.password, request, response)
+    player = await deps.accounts(request).register(body.name, body.password, request, response)
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
 
 
 @router.post("/login")
 async def login(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
-    player = await _accounts(request).login(body.name, body.password, _address(request),
+    player = await deps.accounts(request).login(body.name, body.password, _address(request),
                                             request, response)
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
 
@@ -75,7 +62,7 @@ async def login(body: LoginIn, request: Request, response: Response) -> dict[str
 async def player_profile(player_id: str, request: Request,
                          lang: str = Query("en", max_length=5)) -> dict[str, Any]:
     """A player's finished games, wins by team and by role, statistics (R63), rating."""
-    data = await profile(request.app.state.store, player_id,
+    data = await profile(deps.store(request), player_id,
                          lang if lang in LANGUAGES else "en")
     if data is None:
         raise LobbyError(404, "no_such_player", "there is no such player")
@@ -84,7 +71,7 @@ async def player_profile(player_id: str, request: Request,
 
 @router.get("/leaderboard")
 async def board(request: Request) -> dict[str, Any]:
-    return {"players": await leaderboard(request.app.state.store)}
+    return {"players": await leaderboard(deps.store(request))}
 
 
 @router.get("/tables/{table_id}/replay")
@@ -93,8 +80,8 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
                  invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
     """A finished game as `seat` saw it after its `step`-th event, or (no seat) with
     everything revealed, one action per step."""
-    hub: Hub = request.app.state.hub
-    owner = await _identity(request).owner(request)
+    hub = deps.hub(request)
+    owner = await deps.identity(request).owner(request)
     room = await hub.room(table_id, owner.player.id if owner else None, invite)
     record = await hub.record(room)  # refuses a running game
     if seat is not None and seat > len(record.players):
@@ -106,9 +93,9 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
 async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, Any]:
     """R51: report a seat, during or after the game; kept with the chat lines the
     reporter could read around that moment, for the table's host."""
-    identity = _identity(request)
+    identity = deps.identity(request)
     player = await identity.player(request)
-    hub: Hub = request.app.state.hub
+    hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
     if body.seat > room.options.seats:
         raise LobbyError(422, "no_such_seat", f"there is no seat {body.seat}", seat=body.seat)
@@ -119,7 +106,7 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
         chat = room.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # only what the reporter saw
         phase = room.phase_key()
     report_id = new_id(12)
-    async with request.app.state.store.engine.begin() as conn:
+    async with deps.store(request).engine.begin() as conn:
         await conn.execute(insert(schema.reports).values(
             id=report_id, table_id=room.id, reporter_id=player.id, reporter_seat=mine,
             seat=body.seat, reason=body.reason.strip(), chat=json.dumps(chat), phase=phase,
@@ -130,13 +117,13 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
 @router.get("/tables/{table_id}/reports")
 async def reports(table_id: str, request: Request) -> dict[str, Any]:
     """The reports of a table, for its host only."""
-    player = await _identity(request).player(request)
-    hub: Hub = request.app.state.hub
+    player = await deps.identity(request).player(request)
+    hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
     if player.id != room.host_id:
         raise LobbyError(403, "not_host", "only the table's host reads its reports")
     r = schema.reports
-    async with request.app.state.store.engine.connect() as conn:
+    async with deps.store(request).engine.connect() as conn:
         rows = (await conn.execute(select(r).where(r.c.table_id == room.id)
                                    .order_by(r.c.at))).mappings().all()
     return {"reports": [{**dict(row), "chat": json.loads(row["chat"])} for row in rows]}
@@ -145,8 +132,8 @@ async def reports(table_id: str, request: Request) -> dict[str, Any]:
 @router.get("/me/data")
 async def my_data(request: Request) -> Response:
     """Everything kept about you, as one JSON download."""
-    player = await _identity(request).player(request)
-    store = request.app.state.store
+    player = await deps.identity(request).player(request)
+    store = deps.store(request)
     p, s, g, a, r = (schema.players, schema.seats, schema.game_players, schema.actions,
                      schema.reports)
     async with store.engine.connect() as conn:
@@ -170,9 +157,9 @@ async def my_data(request: Request) -> Response:
 async def delete_me(request: Request, response: Response) -> dict[str, Any]:
     """Delete your account: your name is replaced in stored games, which stay playable
     as replays for the others; your sessions and tokens end."""
-    identity = _identity(request)
+    identity = deps.identity(request)
     player = await identity.player(request)
-    store = request.app.state.store
+    store = deps.store(request)
     p, t, s, k = schema.players, schema.tables, schema.seats, schema.tokens
     async with store.engine.begin() as conn:
         seats = (await conn.execute(select(s.c.table_id, s.c.seat)
@@ -190,7 +177,7 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
         await conn.execute(update(p).where(p.c.id == player.id).values(
             name=DELETED_NAME, login=None, password_hash=None, deleted=True))
     identity.forget()
-    hub: Hub = request.app.state.hub
+    hub = deps.hub(request)
     for room in list(hub.rooms.values()) + list(hub.finished.values()):
         for seat in room.seats.values():
             if seat.player_id == player.id:

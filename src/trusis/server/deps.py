@@ -1,0 +1,40 @@
+"""What a route finds on the app: the hub, the identity service, the store, the accounts.
+
+Set once at start-up (app.lifespan); the routes of `lobby` and `people` read
+them here so that neither module reaches into the app's state by itself.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import HTTPConnection
+
+from trusis.server.accounts import Accounts
+from trusis.server.hub import Hub
+from trusis.server.identity import Identity
+from trusis.server.store import Store
+
+
+def hub(connection: HTTPConnection) -> Hub:
+    found: Hub = connection.app.state.hub
+    return found
+
+
+def identity(connection: HTTPConnection) -> Identity:
+    found: Identity = connection.app.state.identity
+    return found
+
+
+def store(connection: HTTPConnection) -> Store:
+    found: Store = connection.app.state.store
+    return found
+
+
+def accounts(connection: HTTPConnection) -> Accounts:
+    found: Accounts = connection.app.state.accounts
+    return found
+
+
+async def viewer(connection: HTTPConnection) -> str | None:
+    """The signed-in player's id, or None for a visitor."""
+    owner = await identity(connection).owner(connection)
+    return owner.player.id if owner else None
