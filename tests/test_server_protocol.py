@@ -150,42 +150,42 @@ def _turn(tab: People, conn: Conn) -> None:
         assert tab.play(conn.seat or 0, do="pass")["type"] == "ack"
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_five_clients_play_from_the_lobby_to_the_end_screen(kind: str, tmp_path: Path) -> None:
-    with running_server(kind, tmp_path) as server:
-        tab = _lobby(server)
-        watcher = tab.watch()
-        deadline = time.monotonic() + 120
-        while any(c.view is None or c.view["status"] != "finished" for c in tab.conns.values()):
-            assert time.monotonic() < deadline, "the game did not end"
-            for conn in tab.conns.values():
-                conn.drain()
-            for conn in tab.conns.values():
-                _turn(tab, conn)
-        watcher.until(lambda c: c.view is not None and c.view["status"] == "finished")
-        winner = tab.conns[1].view["winner"]  # type: ignore[index]
-        roles = {}
-        for seat, conn in tab.conns.items():
-            conn.barrier()
-            check_streams(conn)
-            assert conn.view is not None and conn.view["winner"] == winner
-            assert conn.events[-1]["code"] == "game_over"
-            roles[str(seat)] = conn.role
-            assert conn.view["known"] == conn.events[-1]["params"]["roles"]  # R35
-        assert tab.conns[1].events[-1]["params"]["roles"] == roles
-        check_streams(watcher)
-        assert watcher.view is not None and watcher.view["known"] == roles
-        check_frames([*tab.conns.values(), watcher])
-        # The end screen and the record, now that the game is over.
-        end = tab.host.http.get(f"/api/tables/{tab.id}/summary")
-        assert end.status_code == 200, end.text
-        assert end.json()["winner"] == winner
-        record = tab.host.http.get(f"/api/tables/{tab.id}/record").json()
-        assert record["format"] == "trusis-record/1"
-        assert record["players"] == ["Ann", "Bob", "Cid", "Dee", "Eve"]
-        info = tab.host.http.get(f"/api/tables/{tab.id}").json()
-        assert info["status"] == "finished" and info["winner"] == winner
-        tab.close()
+def test_five_clients_play_from_the_lobby_to_the_end_screen(any_server: ServerProcess) -> None:
+    """On SQLite and on PostgreSQL."""
+    server = any_server
+    tab = _lobby(server)
+    watcher = tab.watch()
+    deadline = time.monotonic() + 120
+    while any(c.view is None or c.view["status"] != "finished" for c in tab.conns.values()):
+        assert time.monotonic() < deadline, "the game did not end"
+        for conn in tab.conns.values():
+            conn.drain()
+        for conn in tab.conns.values():
+            _turn(tab, conn)
+    watcher.until(lambda c: c.view is not None and c.view["status"] == "finished")
+    winner = tab.conns[1].view["winner"]  # type: ignore[index]
+    roles = {}
+    for seat, conn in tab.conns.items():
+        conn.barrier()
+        check_streams(conn)
+        assert conn.view is not None and conn.view["winner"] == winner
+        assert conn.events[-1]["code"] == "game_over"
+        roles[str(seat)] = conn.role
+        assert conn.view["known"] == conn.events[-1]["params"]["roles"]  # R35
+    assert tab.conns[1].events[-1]["params"]["roles"] == roles
+    check_streams(watcher)
+    assert watcher.view is not None and watcher.view["known"] == roles
+    check_frames([*tab.conns.values(), watcher])
+    # The end screen and the record, now that the game is over.
+    end = tab.host.http.get(f"/api/tables/{tab.id}/summary")
+    assert end.status_code == 200, end.text
+    assert end.json()["winner"] == winner
+    record = tab.host.http.get(f"/api/tables/{tab.id}/record").json()
+    assert record["format"] == "trusis-record/1"
+    assert record["players"] == ["Ann", "Bob", "Cid", "Dee", "Eve"]
+    info = tab.host.http.get(f"/api/tables/{tab.id}").json()
+    assert info["status"] == "finished" and info["winner"] == winner
+    tab.close()
 
 
 def test_four_people_and_a_bot_play_to_the_end(server: ServerProcess) -> None:
@@ -296,56 +296,56 @@ def _to_night(tab: People) -> None:
     assert tab.conns[1].view["phase"] == {"kind": "night", "number": 1}
 
 
-@pytest.mark.parametrize("kind", KINDS)
 def test_a_reconnect_in_the_middle_of_a_night_brings_exactly_what_was_missed(
-        kind: str, tmp_path: Path) -> None:
-    with running_server(kind, tmp_path) as server:
-        tab = people(server, 5)
-        _to_night(tab)
-        sweeper, trusis = tab.seat_of("SWEEPER"), tab.seat_of("TRUSIS")
-        others = [s for s in tab.conns if s not in (sweeper, trusis)]
-        assert tab.play(sweeper, do="sweep", target=trusis)["type"] == "ack"
-        # A witness: a second connection of the same seat, that stays.
-        witness = tab.connect(tab.guests[sweeper])
-        leaving = tab.conns[sweeper]
-        leaving.barrier()
-        last = leaving.seq
-        leaving.close()
-        secret = f"psst-{secrets.token_hex(6)}"
-        tab.play(trusis, do="vote", target=others[0])  # seen by the TRUSIS only (R24)
-        tab.play(others[0], do="say", text="a public line")
-        tab.play(others[1], do="say", text=f"for the sweeper {secret}", to=sweeper)
-        tab.play(others[1], do="say", text="not for the sweeper", to=others[2])
-        tab.play(others[2], do="pass")
-        witness.barrier()
-        missed = [e for e in witness.events if e["seq"] > last]
-        assert [e["code"] for e in missed] == ["said", "whispered", "passed"]
-        back = Conn(server, tab.id, tab.guests[sweeper].token, last_seq=last).open()
-        back.barrier()
-        catch_up = [m for m in back.messages if m["type"] in ("events", "snapshot")]
-        assert [m["type"] for m in catch_up] == ["events"]
-        assert catch_up[0]["events"] == missed
-        assert [e["seq"] for e in catch_up[0]["events"]] == list(range(last + 1, witness.seq + 1))
-        assert catch_up[0]["seq"] == witness.seq
-        right = fresh_view(server, tab.id, tab.guests[sweeper].token)
-        assert back.view == {k: v for k, v in right.items() if k != "chat"}
-        assert back.view["results"] and back.view["choices"].get("swept") is True
-        assert "not for the sweeper" not in "".join(back.frames)
-        # No last_seq: a snapshot, the chat that seat may read included.
-        fresh = Conn(server, tab.id, tab.guests[sweeper].token).open()
-        snap = next(m for m in fresh.messages if m["type"] == "snapshot")
-        assert snap["seq"] == witness.seq and snap["view"] == right
-        assert any(secret in line["text"] for line in snap["view"]["chat"])
-        assert [e["seq"] for e in snap["events"]] == list(range(1, witness.seq + 1))
-        assert snap["clock"]["deadline"] is not None and snap["clock"]["now"] > 0
-        # A number the server never gave: a snapshot too.
-        ahead = Conn(server, tab.id, tab.guests[sweeper].token, last_seq=10**6).open()
-        assert [m["type"] for m in ahead.messages if m["type"] in ("events", "snapshot")] \
-            == ["snapshot"]
-        check_frames([back, fresh, ahead, witness])
-        for conn in (back, fresh, ahead, witness):
-            conn.close()
-        tab.close()
+        any_server: ServerProcess) -> None:
+    """On SQLite and on PostgreSQL."""
+    server = any_server
+    tab = people(server, 5)
+    _to_night(tab)
+    sweeper, trusis = tab.seat_of("SWEEPER"), tab.seat_of("TRUSIS")
+    others = [s for s in tab.conns if s not in (sweeper, trusis)]
+    assert tab.play(sweeper, do="sweep", target=trusis)["type"] == "ack"
+    # A witness: a second connection of the same seat, that stays.
+    witness = tab.connect(tab.guests[sweeper])
+    leaving = tab.conns[sweeper]
+    leaving.barrier()
+    last = leaving.seq
+    leaving.close()
+    secret = f"psst-{secrets.token_hex(6)}"
+    tab.play(trusis, do="vote", target=others[0])  # seen by the TRUSIS only (R24)
+    tab.play(others[0], do="say", text="a public line")
+    tab.play(others[1], do="say", text=f"for the sweeper {secret}", to=sweeper)
+    tab.play(others[1], do="say", text="not for the sweeper", to=others[2])
+    tab.play(others[2], do="pass")
+    witness.barrier()
+    missed = [e for e in witness.events if e["seq"] > last]
+    assert [e["code"] for e in missed] == ["said", "whispered", "passed"]
+    back = Conn(server, tab.id, tab.guests[sweeper].token, last_seq=last).open()
+    back.barrier()
+    catch_up = [m for m in back.messages if m["type"] in ("events", "snapshot")]
+    assert [m["type"] for m in catch_up] == ["events"]
+    assert catch_up[0]["events"] == missed
+    assert [e["seq"] for e in catch_up[0]["events"]] == list(range(last + 1, witness.seq + 1))
+    assert catch_up[0]["seq"] == witness.seq
+    right = fresh_view(server, tab.id, tab.guests[sweeper].token)
+    assert back.view == {k: v for k, v in right.items() if k != "chat"}
+    assert back.view["results"] and back.view["choices"].get("swept") is True
+    assert "not for the sweeper" not in "".join(back.frames)
+    # No last_seq: a snapshot, the chat that seat may read included.
+    fresh = Conn(server, tab.id, tab.guests[sweeper].token).open()
+    snap = next(m for m in fresh.messages if m["type"] == "snapshot")
+    assert snap["seq"] == witness.seq and snap["view"] == right
+    assert any(secret in line["text"] for line in snap["view"]["chat"])
+    assert [e["seq"] for e in snap["events"]] == list(range(1, witness.seq + 1))
+    assert snap["clock"]["deadline"] is not None and snap["clock"]["now"] > 0
+    # A number the server never gave: a snapshot too.
+    ahead = Conn(server, tab.id, tab.guests[sweeper].token, last_seq=10**6).open()
+    assert [m["type"] for m in ahead.messages if m["type"] in ("events", "snapshot")] \
+        == ["snapshot"]
+    check_frames([back, fresh, ahead, witness])
+    for conn in (back, fresh, ahead, witness):
+        conn.close()
+    tab.close()
 
 
 # -- one command, one answer --------------------------------------------------------
