@@ -4,6 +4,7 @@
 import { clockTime, fill, h } from "./dom.js";
 import { capital, lang, msg, t } from "./i18n.js";
 import { PRIVATE_CODES } from "./game.js";
+import { drawVoteGrid } from "./votegrid.js";
 
 const SKIP = new Set(["said", "whispered"]);
 
@@ -34,7 +35,8 @@ export class GameLog {
     this.list = h("ol", {
       class: "log-lines", attrs: { role: "log", "aria-label": t("log.title"), tabindex: "0" },
     });
-    this.el = h("div", { class: "log" }, this.list);
+    this.grid = h("div", { class: "log-grid" });
+    this.el = h("div", { class: "log" }, this.grid, this.list);
     this.drawn = 0;
   }
 
@@ -60,8 +62,15 @@ export class GameLog {
       fill(this.list, entries.length ? entries.map((e) => this.line(e)) : h("li", { class: "log-empty" }, t("log.empty")));
     }
     this.drawn = entries.length;
+    const key = `${lang()}|${entries.length}|${this.store.view?.history?.length}`;
+    if (key !== this.gridKey) {
+      this.gridKey = key;
+      drawVoteGrid(this.grid, this.store);
+    }
     if (follow) this.list.scrollTop = this.list.scrollHeight;
   }
+
+  toBottom() { this.list.scrollTop = this.list.scrollHeight; }
 
   redraw() {
     this.list.setAttribute("aria-label", t("log.title"));

@@ -181,7 +181,10 @@ export class TableScreen {
     this.layout.dataset.side = this.side.current;
     this.layout.dataset.phone = this.phone.current;
     this.chat.setVisible(view === "chat");
-    if (view === "log") this.log.render();
+    if (view === "log") {
+      this.log.render();
+      this.log.toBottom();
+    }
   }
 
   relang() {
