@@ -1,0 +1,82 @@
+"""examples/agent.py: a standalone agent that plays a seat to the end over the protocol only.
+
+It must use nothing of the `trusis` package: its imports are checked, and it is
+run in a process where importing `trusis` fails. It plays a demo table of its
+own and a seat the host handed to a program, each to the end, against a real
+`trusis serve`.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from serverproc import Guest, ServerProcess, running_server
+
+AGENT = Path(__file__).resolve().parent.parent / "examples" / "agent.py"
+# Runs the agent with `trusis` made unimportable: any import of it, or of a part of it, fails.
+WITHOUT_TRUSIS = ("import runpy, sys; sys.modules['trusis'] = None; "
+                  "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+def run_agent(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", WITHOUT_TRUSIS, str(AGENT), *args],
+                          capture_output=True, text=True, timeout=240)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server("sqlite", tmp_path_factory.mktemp("agent")) as server:
+        yield server
+
+
+def test_the_agent_imports_only_the_standard_library_and_websockets() -> None:
+    tree = ast.parse(AGENT.read_text("utf-8"))
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules.add(node.module.split(".")[0])
+    assert "trusis" not in modules
+    assert modules - set(sys.stdlib_module_names) == {"websockets"}
+
+
+def _seat_actions(guest: Guest, table_id: str, seat: int) -> list[dict[str, object]]:
+    reply = guest.http.get(f"/api/tables/{table_id}/record")
+    assert reply.status_code == 200, reply.text  # only once the game has ended
+    return [a for a in reply.json()["actions"] if a.get("seat") == seat]
+
+
+def test_the_agent_plays_a_demo_table_of_its_own_to_the_end(server: ServerProcess) -> None:
+    done = run_agent(server.url, "--demo", "--seats", "6", "--seed", "3")
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("demo table ") and lines[-1].startswith("the end: ")
+    assert any(line.startswith("game over: ") for line in lines)
+    table_id = lines[0].split()[2].rstrip(":")
+    watcher = Guest(server.url, "Watcher")
+    mine = _seat_actions(watcher, table_id, 1)
+    assert any(a["do"] == "vote" for a in mine) and any(a["do"] == "pass" for a in mine)
+    watcher.close()
+
+
+def test_the_agent_plays_a_seat_the_host_handed_to_a_program(server: ServerProcess) -> None:
+    host = Guest(server.url, "Host")
+    table = host.create(seats=7, day_seconds=60, night_seconds=30)
+    reply = host.http.post(f"/api/tables/{table['id']}/seats/4/program", json={"name": "Robo"})
+    assert reply.status_code == 200, reply.text
+    token = reply.json()["token"]
+    host.bots(table["id"], 6)
+    host.start(table["id"])
+    done = run_agent(server.url, "--table", table["id"], "--token", token, "--quiet")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1].startswith("the end: ") and "seat 4" in done.stdout
+    assert host.http.get(f"/api/tables/{table['id']}").json()["status"] == "finished"
+    assert _seat_actions(host, table["id"], 4), "the program's seat played nothing"
+    host.close()
