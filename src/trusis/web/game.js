@@ -63,11 +63,30 @@ export class GameStore {
     } catch { return null; }
   }
 
+  /** Keep log and chat for a reload: at most every 300 ms, and when the page goes away. */
   persist(seq) {
+    this.pendingSeq = seq;
+    if (this.persistTimer) return;
+    this.persistTimer = setTimeout(() => this.flush(), 300);
+    if (!this.onHide) {
+      this.onHide = () => this.flush();
+      window.addEventListener("pagehide", this.onHide);
+    }
+  }
+
+  flush() {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    if (this.pendingSeq === undefined) return;
     try {
       if (this.log.length > LOG_LIMIT) this.log = this.log.slice(-LOG_LIMIT);
-      sessionStorage.setItem(this.key, JSON.stringify({ seq, log: this.log, chat: this.chat }));
+      sessionStorage.setItem(this.key, JSON.stringify({ seq: this.pendingSeq, log: this.log, chat: this.chat }));
     } catch { /* full or off: a reload then asks for a snapshot */ }
+  }
+
+  stop() {
+    this.flush();
+    if (this.onHide) window.removeEventListener("pagehide", this.onHide);
   }
 
   welcome(msg) {

@@ -76,6 +76,7 @@ export class TableScreen {
   unmount() {
     this.offLang?.();
     this.conn.stop();
+    this.store.stop();
     this.status.stop();
     this.waiting.stop();
     this.media.removeEventListener("change", this.onMedia);
