@@ -230,7 +230,9 @@ class Checker:
                 last_seq = max(last_seq, seq)
         final = len(self.streams[seat])
         if last_seq != final:
-            self.fail(f"seat {seat}", f"the client ended at {last_seq}, the stream at {final}")
+            missed = self.streams[seat][last_seq:]
+            self.fail(f"seat {seat}", f"the client ended at {last_seq}, the stream at {final}"
+                      f" ({missed[:3]})")
 
     def _start_knowledge(self, seat: int | None) -> dict[int, set[str]]:
         """R7: what `seat` knows when the game starts (fact sets by seat)."""
@@ -334,14 +336,25 @@ class Checker:
                     self.fail(where, f"the private message {pair}")
             is_record = fetch.path.endswith("/record")
             is_summary = fetch.path.endswith("/summary")
-            if fetch.running and fetch.status == 200 and (is_record or is_summary):
-                self.fail(where, "the record or end screen of a running game")
+            # A client may ask just as the game ends, before its last frame arrives: what
+            # must never be served is a game that has not ended. A record must then be the
+            # whole game (below), and an end screen must name the real winner.
+            if is_summary and fetch.status == 200 and \
+                    json.loads(fetch.text).get("winner") != self.record_winner():
+                self.fail(where, "an end screen that is not the finished game's")
             if (self.seed in fetch.text) and not (is_record and fetch.status == 200):
                 self.fail(where, "the seed")
             if not (is_record or is_summary) and fetch.status == 200:
                 self._scan_roles(json.loads(fetch.text), where, allowed_paths=("winner",))
             if is_record and fetch.status == 200:
                 self._check_download(json.loads(fetch.text), fetch.seat, where)
+
+    def record_winner(self) -> str | None:
+        table = Table(self.record.players, self.record.seed, self.record.custom,
+                      self.record.roles())
+        for action in self.record.actions:
+            table.submit(action)
+        return table.state.winner
 
     def _check_download(self, data: dict[str, Any], seat: int | None, where: str) -> None:
         """A player's copy of the record: the whole game but others' private messages."""

@@ -166,6 +166,13 @@ class Seated:
         self._send_raw(client_id, action)
         return client_id
 
+    def settle(self, quiet: float = 0.3, limit: float = 10.0) -> None:
+        """Read until its last command is answered and nothing came for `quiet` seconds."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline and self.player is not None:
+            if not self.pump(quiet) and self.pending is None:
+                return
+
     @property
     def finished(self) -> bool:
         return self.view is not None and self.view["status"] == "finished"

@@ -112,7 +112,7 @@ def play_game(server: ServerProcess, index: int, rng: random.Random) -> GameRun:
         if not busy:
             everyone[steps % len(everyone)].pump(0.01)
     for client in everyone:  # the last frames
-        client.pump(0.2)
+        client.settle()
         guest = by_client[client]
         for path in (f"/api/tables/{table_id}/record", f"/api/tables/{table_id}/summary",
                      f"/api/tables/{table_id}", "/api/tables"):

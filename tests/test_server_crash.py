@@ -145,7 +145,7 @@ def test_sigkill_loses_no_acknowledged_action_and_every_timer_fires_once(
                 running[0].clients[0].pump(0.01)
         for game in games:  # the last frames
             for client in game.clients:
-                client.pump(0.2)
+                client.settle()
     finally:
         server.stop()
     problems: list[str] = []

@@ -1,0 +1,703 @@
+"""Load: N tables x 10 protocol clients on loopback, against `trusis serve` and a bare server.
+
+Usage: .venv/bin/python bench/load.py --tables N --seconds S [--processes P] [--think T]
+                                      [--spy FILE | --profile FILE] [--only trusis|bare]
+
+First `trusis serve` (a subprocess: uvicorn with ws="websockets-sansio", a fresh
+SQLite file, only 127.0.0.1): N tables of 10 seats, every seat a protocol client
+— a guest over HTTP, then one WebSocket — played by a trusis bot
+(`create_bot("heuristic", seat)`) on the view and events that client receives,
+its actions sent as `act` commands, one at a time. When a game ends its table's
+ten clients open a new table and play again. Then the same clients, in the same
+number and with one command in flight each, against bench/bare.py: a bare
+FastAPI WebSocket server that broadcasts each message to the 10 clients of its
+room, its frames padded to the game server's mean frame size: the transport's
+limit on this machine.
+
+With `--think 0` (the default) every client sends its next command as soon as the
+last is answered: that measures throughput, and the latencies are then only
+queueing (2000 clients over what the server carries). `--think T` gives each
+client a pause of random length (exponential, mean T seconds) before each
+command, so that the latencies are those of a server carrying that load.
+
+Printed for each: actions (or messages) per second, acknowledgement latency
+(send to `ack`; for the bare server, to the sender's own copy) and broadcast
+latency (send to each other client's receipt of the event it caused), p50 and
+p99, frames out per second, the CPU each side used, and the server's memory per
+table (its RSS after the run less its RSS before, divided by the tables); then
+the ratio of the two throughputs; also the server's CPU time per action and the
+CPU that other processes of this machine used meanwhile (figures taken on a
+shared machine say how shared it was). Clients run in P processes (asyncio and
+the `websockets` library), tables split between them. The run is bounded in
+tables and time and stops by itself. `--spy FILE` samples both servers with
+py-spy (`pip install py-spy` into .venv) and prints where their event loops
+spend their time; `--profile FILE` runs the game server under cProfile instead
+(it slows the server). It prints figures and never asserts them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing as mp
+import os
+import pstats
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from multiprocessing.synchronize import Barrier
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from trusis.bots.base import Bot
+from trusis.bots.registry import create_bot
+
+HOST = "127.0.0.1"
+SEATS = 10
+MAX_TABLES = 1000
+MAX_SECONDS = 600
+BENCH = Path(__file__).resolve().parent
+# The event a command causes at the other seats, by code: the commands it answers.
+CAUSES = {"vote_cast": ("vote", "illusion"), "vote_withdrawn": ("vote", "illusion"),
+          "trusis_vote": ("vote",), "trusis_vote_withdrawn": ("vote",), "passed": ("pass",),
+          "said": ("say",)}
+COMPRESSION: str | None = os.environ.get("LOAD_COMPRESSION", "deflate") or None
+PATIENCE = 3  # a bot that says "not yet" this many times in a phase passes
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]
+    total = sum(values[:8])
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (total - idle) / ticks, total / ticks
+
+
+def percentile(samples: list[float], p: float) -> float:
+    if not samples:
+        return float("nan")
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+# -- the clients (in each client process) ------------------------------------------
+
+
+@dataclass
+class Stats:
+    acks: list[float] = field(default_factory=list)
+    broadcasts: list[float] = field(default_factory=list)
+    acked: int = 0
+    refused: int = 0
+    frames: int = 0
+    bytes: int = 0
+    games: int = 0
+    errors: int = 0
+    sample: str = ""  # one game frame, whose text the bare server pads with
+
+
+class Seat:
+    """One client: a WebSocket, and for the game server a bot playing its seat."""
+
+    def __init__(self, slot: Slot, index: int, token: str) -> None:
+        self.slot = slot
+        self.index = index
+        self.token = token
+        self.ws: ClientConnection | None = None
+        self.seat = index + 1
+        self.bot: Bot | None = None
+        self.view: dict[str, Any] | None = None
+        self.news: list[dict[str, Any]] = []
+        self.pending: str | None = None
+        self.sent_at = 0.0
+        self.count = 0
+        self.phase: tuple[str, int] = ("", 0)
+        self.waits = 0
+        self.acted = 0
+        self.force_pass = False
+        self.retry: asyncio.TimerHandle | None = None
+        self.thinking = False  # --think: waiting before its next command
+        self.thought = False
+
+
+class Slot:
+    """One table's ten clients, which open a new table when their game ends."""
+
+    def __init__(self, run: ClientRun, number: int) -> None:
+        self.run = run
+        self.number = number
+        self.seats: list[Seat] = []
+        self.table_id = ""
+        self.inflight: dict[int, tuple[float, str, set[int]]] = {}
+        self.restarting = False
+        self.tasks: list[asyncio.Task[None]] = []
+
+
+class ClientRun:
+    """Every client of one client process, and what they measured."""
+
+    def __init__(self, kind: str, port: int, slots: list[int], seconds: float,
+                 think: float) -> None:
+        self.kind = kind
+        self.think = think
+        self.port = port
+        self.numbers = slots
+        self.seconds = seconds
+        self.stats = Stats()
+        self.window = False
+        self.acting = False
+        self.slots: list[Slot] = []
+        self.sent: dict[str, list[float]] = {}  # bare: message id -> [send time, receipts]
+        self.http: httpx.AsyncClient | None = None
+
+    # -- set-up ------------------------------------------------------------
+
+    async def setup(self) -> None:
+        self.http = httpx.AsyncClient(base_url=f"http://{HOST}:{self.port}", timeout=120,
+                                      limits=httpx.Limits(max_connections=16))
+        gate = asyncio.Semaphore(8)
+
+        async def one(number: int) -> Slot:
+            async with gate:
+                slot = Slot(self, number)
+                if self.kind == "trusis":
+                    for index in range(SEATS):
+                        reply = await self.http_().post("/api/guest",
+                                                        json={"name": f"T{number}.{index}"})
+                        slot.seats.append(Seat(slot, index, reply.json()["token"]))
+                    await self.new_table(slot)
+                else:
+                    slot.seats = [Seat(slot, index, "") for index in range(SEATS)]
+                    slot.table_id = str(number)
+                await self.connect(slot)
+                return slot
+
+        self.slots = list(await asyncio.gather(*(one(n) for n in self.numbers)))
+
+    def http_(self) -> httpx.AsyncClient:
+        assert self.http is not None
+        return self.http
+
+    async def new_table(self, slot: Slot) -> None:
+        http = self.http_()
+        host = {"Authorization": f"Bearer {slot.seats[0].token}"}
+        reply = await http.post("/api/tables", headers=host, json={
+            "name": f"load {slot.number}", "seats": SEATS, "day_seconds": 30,
+            "night_seconds": 15})
+        slot.table_id = reply.json()["id"]
+        for seat in slot.seats:
+            reply = await http.post(f"/api/tables/{slot.table_id}/seats", json={},
+                                    headers={"Authorization": f"Bearer {seat.token}"})
+            seat.seat = reply.json()["seat"]
+        reply = await http.post(f"/api/tables/{slot.table_id}/start", headers=host)
+        if reply.status_code != 200:
+            raise RuntimeError(reply.text)
+
+    async def connect(self, slot: Slot) -> None:
+        for seat in slot.seats:
+            if self.kind == "trusis":
+                seat.bot = create_bot("heuristic", seat.seat, random.randrange(1 << 30))
+                seat.view, seat.news, seat.pending = None, [], None
+                seat.phase, seat.waits, seat.acted, seat.force_pass = ("", 0), 0, 0, False
+                seat.ws = await websockets.connect(
+                    f"ws://{HOST}:{self.port}/ws/tables/{slot.table_id}", max_size=None,
+                    compression=COMPRESSION,
+                    additional_headers={"Authorization": f"Bearer {seat.token}"})
+                await seat.ws.send(orjson.dumps({"type": "hello", "protocol": 1}).decode())
+            else:
+                seat.ws = await websockets.connect(
+                    f"ws://{HOST}:{self.port}/ws/{slot.table_id}", max_size=None,
+                    compression=COMPRESSION)
+            slot.tasks.append(asyncio.create_task(self.read(seat)))
+
+    async def restart(self, slot: Slot) -> None:
+        """A new game on this table: a new table for the same ten clients."""
+        await asyncio.sleep(0.05)
+        for seat in slot.seats:
+            if seat.ws is not None:
+                await seat.ws.close()
+        slot.tasks = []
+        slot.inflight = {}
+        try:
+            await self.new_table(slot)
+            await self.connect(slot)
+        except Exception:
+            self.stats.errors += 1
+            return
+        slot.restarting = False
+        if self.acting:
+            for seat in slot.seats:
+                self.act(seat)
+
+    # -- reading ------------------------------------------------------------
+
+    async def read(self, seat: Seat) -> None:
+        ws = seat.ws
+        assert ws is not None
+        try:
+            async for frame in ws:
+                self.take(seat, frame)
+        except websockets.ConnectionClosed:
+            pass
+        except Exception:
+            self.stats.errors += 1
+
+    def take(self, seat: Seat, frame: str | bytes) -> None:
+        now = time.perf_counter()
+        stats = self.stats
+        message = orjson.loads(frame)
+        if self.window:
+            stats.frames += 1
+            stats.bytes += len(frame)
+            if self.kind == "trusis" and not stats.sample and message["type"] == "events":
+                stats.sample = frame if isinstance(frame, str) else frame.decode()
+        if self.kind == "bare":
+            self.take_bare(seat, message, now)
+            return
+        kind = message["type"]
+        if kind in ("snapshot", "events"):
+            seat.view = message["view"]
+            events = message.get("events", [])
+            if kind == "snapshot":
+                seat.news = list(events)
+            else:
+                seat.news.extend(events)
+                if self.window:
+                    self.broadcast_samples(seat, events, now)
+            if seat.view["status"] == "finished":
+                slot = seat.slot
+                if self.acting and not slot.restarting and seat.index == 0:
+                    slot.restarting = True
+                    stats.games += 1
+                    asyncio.get_running_loop().create_task(self.restart(slot))
+                return
+            self.act(seat)
+        elif kind in ("ack", "refused") and message["id"] == seat.pending:
+            if self.window:
+                stats.acks.append(now - seat.sent_at)
+                if kind == "ack":
+                    stats.acked += 1
+                else:
+                    stats.refused += 1
+            seat.pending = None
+            if kind == "refused":
+                seat.force_pass = True  # as the bot driver does: a refused bot passes
+            self.act(seat)
+
+    def broadcast_samples(self, seat: Seat, events: list[dict[str, Any]], now: float) -> None:
+        inflight = seat.slot.inflight
+        for event in events:
+            causes = CAUSES.get(event["code"])
+            if causes is None or event["params"].get("auto"):
+                continue
+            params = event["params"]
+            actor = params.get("voter", params.get("seat"))
+            sent = inflight.get(actor) if actor != seat.seat else None
+            if sent is not None and sent[1] in causes and seat.seat not in sent[2]:
+                sent[2].add(seat.seat)
+                self.stats.broadcasts.append(now - sent[0])
+
+    # -- acting -------------------------------------------------------------
+
+    def act(self, seat: Seat) -> None:
+        """The bot's next command for this seat, if it may act and has none in flight."""
+        if not self.acting or seat.pending is not None or seat.view is None or \
+                seat.ws is None or seat.slot.restarting:
+            return
+        view = seat.view
+        if view["status"] != "running":
+            return
+        me = view["players"][seat.seat - 1]
+        if not me["alive"] or me["passed"] or me["left"] or not self.thinks(seat):
+            return
+        phase = (view["phase"]["kind"], view["phase"]["number"])
+        if phase != seat.phase:
+            seat.phase, seat.waits, seat.acted, seat.force_pass = phase, 0, 0, False
+        command: dict[str, Any]
+        if seat.force_pass or seat.acted >= 12:
+            command = {"do": "pass"}
+        else:
+            assert seat.bot is not None
+            seat.bot.observe(view, seat.news)
+            seat.news = []
+            action = seat.bot.act()
+            if action is None:
+                seat.waits += 1
+                if seat.waits < PATIENCE:
+                    if seat.retry is None:
+                        seat.retry = asyncio.get_running_loop().call_later(
+                            0.3, self._retry, seat)
+                    return
+                command = {"do": "pass"}
+            else:
+                command = {"do": action.do}
+                if action.do not in ("pass", "say", "leave"):
+                    command["target"] = action.target
+                if action.do == "illusion" and action.target is not None:
+                    command["shown"] = action.shown
+                if action.do == "say":
+                    command["text"] = action.text
+                    if action.to is not None:
+                        command["to"] = action.to
+        seat.acted += 1
+        self.send(seat, command)
+
+    def thinks(self, seat: Seat) -> bool:
+        """--think: whether the seat has had its pause before this command (a pause of
+        random length, the given mean, exponential) — then it decides on the view it has."""
+        if self.think <= 0:
+            return True
+        if seat.thought:
+            seat.thought = False
+            return True
+        if not seat.thinking:
+            seat.thinking = True
+            asyncio.get_running_loop().call_later(random.expovariate(1 / self.think),
+                                                  self._thought, seat)
+        return False
+
+    def _thought(self, seat: Seat) -> None:
+        seat.thinking = False
+        seat.thought = True
+        if self.kind == "bare":
+            self.act_bare(seat)
+        else:
+            self.act(seat)
+
+    def _retry(self, seat: Seat) -> None:
+        seat.retry = None
+        self.act(seat)
+
+    def send(self, seat: Seat, command: dict[str, Any]) -> None:
+        seat.count += 1
+        client_id = f"{seat.slot.number}:{seat.seat}:{seat.count}"
+        seat.pending = client_id
+        seat.sent_at = time.perf_counter()
+        seat.slot.inflight[seat.seat] = (seat.sent_at, command["do"], set())
+        data = orjson.dumps({"type": "act", "id": client_id, "action": command}).decode()
+        assert seat.ws is not None
+        asyncio.get_running_loop().create_task(self._send(seat.ws, data))
+
+    async def _send(self, ws: ClientConnection, data: str) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await ws.send(data)
+
+    # -- the bare server: one message in flight per client, no thinking --------
+
+    def take_bare(self, seat: Seat, message: dict[str, Any], now: float) -> None:
+        client_id = message["id"]
+        if client_id == seat.pending:
+            if self.window:
+                self.stats.acks.append(now - seat.sent_at)
+                self.stats.acked += 1
+            seat.pending = None
+            self.act_bare(seat)
+            return
+        sent = self.sent.get(client_id)
+        if sent is None:
+            return
+        if self.window:
+            self.stats.broadcasts.append(now - sent[0])
+        sent[1] += 1
+        if sent[1] >= SEATS - 1:
+            del self.sent[client_id]
+
+    def act_bare(self, seat: Seat) -> None:
+        if not self.acting or seat.ws is None or not self.thinks(seat):
+            return
+        seat.count += 1
+        client_id = f"{seat.slot.number}:{seat.seat}:{seat.count}"
+        seat.pending = client_id
+        seat.sent_at = time.perf_counter()
+        self.sent[client_id] = [seat.sent_at, 0]
+        target = (seat.seat + seat.count) % SEATS + 1
+        data = orjson.dumps({"type": "act", "id": client_id,
+                             "action": {"do": "vote", "target": target}}).decode()
+        asyncio.get_running_loop().create_task(self._send(seat.ws, data))
+
+    # -- the run --------------------------------------------------------------
+
+    async def main(self, barrier: Barrier) -> dict[str, Any]:
+        await self.setup()
+        await asyncio.to_thread(barrier.wait)  # every process is set up
+        cpu = time.process_time()
+        start = time.perf_counter()
+        self.acting = self.window = True
+        for slot in self.slots:
+            for seat in slot.seats:
+                if self.kind == "bare":
+                    self.act_bare(seat)
+                else:
+                    self.act(seat)
+        await asyncio.sleep(self.seconds)
+        self.window = False
+        self.acting = False
+        elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu
+        await asyncio.to_thread(barrier.wait)  # the window is over everywhere
+        for slot in self.slots:
+            for seat in slot.seats:
+                if seat.ws is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(seat.ws.close(), 5)
+        if self.http is not None:
+            await self.http.aclose()
+        stats = self.stats
+        return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
+                "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
+                "games": stats.games, "errors": stats.errors, "elapsed": elapsed, "cpu": cpu,
+                "sample": stats.sample}
+
+
+def client_process(kind: str, port: int, slots: list[int], seconds: float, think: float,
+                   barrier: Barrier, results: Any) -> None:
+    try:
+        results.put(asyncio.run(ClientRun(kind, port, slots, seconds, think).main(barrier)))
+    except BaseException as err:  # tell the parent rather than leave it at the barrier
+        barrier.abort()
+        results.put({"error": repr(err)})
+
+
+# -- the servers, and the run of each (in the parent) ------------------------------
+
+
+def start_server(kind: str, port: int, folder: Path, pad: int,
+                 profile: str | None) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1", BARE_PAD=str(pad))
+    if (folder / "filler.txt").exists():
+        env["BARE_FILLER"] = str(folder / "filler.txt")
+    if kind == "trusis":
+        command = [sys.executable, *(["-m", "cProfile", "-o", profile] if profile else []),
+                   "-m", "trusis", "serve", "--host", HOST, "--port", str(port),
+                   "--database", f"sqlite:///{folder / 'load.db'}", "--bot-pace", "0",
+                   "--log-level", "warning"]
+    else:
+        command = [sys.executable, "-m", "uvicorn", "bare:app", "--app-dir", str(BENCH),
+                   "--host", HOST, "--port", str(port), "--ws", "websockets-sansio",
+                   "--log-level", "warning"]
+    log = open(folder / f"{kind}.log", "ab")  # noqa: SIM115 - the child keeps it
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    path = "/api/health" if kind == "trusis" else "/health"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the {kind} server exited; see {folder / (kind + '.log')}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"http://{HOST}:{port}{path}", timeout=1).status_code == 200:
+                return proc
+        time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"the {kind} server did not answer")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)  # a clean stop, so that cProfile writes its file
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0) -> dict[str, Any]:
+    port = free_port()
+    proc = start_server(kind, port, folder, pad, args.profile if kind == "trusis" else None)
+    try:
+        rss_before = rss_kib(proc.pid)
+        context = mp.get_context("fork")
+        barrier = context.Barrier(args.processes + 1, timeout=900)
+        results = context.Queue()
+        numbers = list(range(args.tables))
+        workers = [context.Process(target=client_process, daemon=True, args=(
+            kind, port, numbers[i::args.processes], args.seconds, args.think, barrier,
+            results))
+            for i in range(args.processes)]
+        for worker in workers:
+            worker.start()
+        set_up = time.perf_counter()
+        barrier.wait()
+        set_up = time.perf_counter() - set_up
+        cpu = cpu_seconds(proc.pid)
+        busy = machine_busy()
+        spy = None
+        if args.spy:
+            spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")), "record",
+                                    "--pid", str(proc.pid), "--rate", "250", "--format", "raw",
+                                    "--duration", str(int(args.seconds)),
+                                    "--output", spy_file(args.spy, kind)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        barrier.wait()
+        if spy is not None:
+            spy.wait(60)
+        cpu = cpu_seconds(proc.pid) - cpu
+        busy = tuple(b - a for a, b in zip(busy, machine_busy(), strict=True))
+        rss_after = rss_kib(proc.pid)
+        parts = [results.get(timeout=120) for _ in workers]
+        for worker in workers:
+            worker.join(30)
+    finally:
+        stop_server(proc)
+    failed = [p["error"] for p in parts if "error" in p]
+    if failed:
+        raise SystemExit(f"a client process failed: {failed}")
+    total: dict[str, Any] = {"acks": [], "broadcasts": [], "set_up": set_up, "server_cpu": cpu,
+                             "machine_busy": busy[0], "machine_total": busy[1],
+                             "rss_before": rss_before, "rss_after": rss_after}
+    for part in parts:
+        total["acks"] += part["acks"]
+        total["broadcasts"] += part["broadcasts"]
+        for key in ("acked", "refused", "frames", "bytes", "games", "errors", "cpu"):
+            total[key] = total.get(key, 0) + part[key]
+    total["elapsed"] = max(p["elapsed"] for p in parts)
+    total["think"] = args.think
+    total["sample"] = next((p["sample"] for p in parts if p["sample"]), "")
+    return total
+
+
+def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
+    elapsed = r["elapsed"]
+    rate = r["acked"] / elapsed
+    ms = 1000.0
+    per_table = (r["rss_after"] - r["rss_before"]) / tables
+    print(f"{name}: {tables} tables x {SEATS} clients, {elapsed:.1f} s "
+          f"(set-up {r['set_up']:.1f} s), think {r['think']:g} s")
+    print(f"  {rate:10.0f} {unit}/s acknowledged ({r['refused']} refused, "
+          f"{r['games']} games ended, {r['errors']} client errors)")
+    print(f"  ack latency        p50 {percentile(r['acks'], 50) * ms:7.1f} ms   "
+          f"p99 {percentile(r['acks'], 99) * ms:7.1f} ms   ({len(r['acks'])} samples)")
+    print(f"  broadcast latency  p50 {percentile(r['broadcasts'], 50) * ms:7.1f} ms   "
+          f"p99 {percentile(r['broadcasts'], 99) * ms:7.1f} ms   "
+          f"({len(r['broadcasts'])} samples)")
+    print(f"  frames out {r['frames'] / elapsed:9.0f}/s, "
+          f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each")
+    others = r["machine_busy"] - r["server_cpu"] - r["cpu"]
+    cores = r["machine_total"] / elapsed
+    print(f"  server CPU per {unit[:-1]} {r['server_cpu'] / max(1, r['acked']) * ms:.2f} ms "
+          f"(per frame out {r['server_cpu'] / max(1, r['frames']) * 1e6:.0f} us)")
+    print(f"  server CPU {r['server_cpu'] / elapsed * 100:5.0f}%, client CPU "
+          f"{r['cpu'] / elapsed * 100:5.0f}% (of one core); other processes on this machine "
+          f"{max(0.0, others) / elapsed * 100:.0f}% (of {cores:.0f} cores)")
+    print(f"  server RSS {r['rss_before'] / 1024:.0f} MiB -> {r['rss_after'] / 1024:.0f} MiB: "
+          f"{per_table:.0f} KiB per table")
+    return rate
+
+
+def print_profile(path: str, top: int = 35) -> None:
+    stats = pstats.Stats(path)
+    print(f"\nwhere the game server's time goes (cProfile, {path}):")
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
+def spy_file(path: str, kind: str) -> str:
+    return path if kind == "trusis" else f"{path}.bare"
+
+
+IDLE = ("Runner.run (runners.py", "_connection_worker_thread (core.py:59)",
+        "_worker (thread.py:81)")
+"""Leaves that py-spy shows for a thread waiting (the loop's poll, idle worker threads)."""
+
+
+def print_spy(path: str, name: str, top: int = 30) -> None:
+    """py-spy's samples (collapsed stacks) of the event loop's thread, waits left out:
+    the functions it was running, and the share of samples each was on the stack for."""
+    own: dict[str, int] = {}
+    inside: dict[str, int] = {}
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = [f.split(" (")[0] + " (" + f.split(" (")[-1].rsplit("/", 1)[-1]
+                  for f in stack.split(";")] if stack else []
+        if not frames or "Thread._bootstrap" in stack or frames[-1].startswith(IDLE):
+            continue
+        n = int(count)
+        total += n
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+        for frame in set(frames):
+            inside[frame] = inside.get(frame, 0) + n
+    print(f"\nwhere {name}'s event loop spends its time (py-spy, {total} busy samples):")
+    print("  own time:")
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"    {100 * n / total:5.1f}%  {frame}")
+    print("  on the stack (inclusive):")
+    for frame, n in sorted(inside.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"    {100 * n / total:5.1f}%  {frame}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--processes", type=int, default=1, help="client processes")
+    parser.add_argument("--think", type=float, default=0.0, metavar="SECONDS",
+                        help="mean pause of each client before each command (exponential); "
+                             "0: as fast as the server answers, its throughput")
+    parser.add_argument("--profile", metavar="FILE", help="cProfile the game server into FILE")
+    parser.add_argument("--spy", metavar="FILE", help="py-spy the game server into FILE "
+                        "(pip install py-spy into .venv)")
+    parser.add_argument("--only", choices=("trusis", "bare"), help="run one server only")
+    args = parser.parse_args()
+    if not 1 <= args.tables <= MAX_TABLES or not 0 < args.seconds <= MAX_SECONDS:
+        parser.error(f"--tables 1..{MAX_TABLES}, --seconds up to {MAX_SECONDS}")
+    if not 1 <= args.processes <= 8:
+        parser.error("--processes 1..8")
+    with tempfile.TemporaryDirectory(prefix="trusis-load-") as tmp:
+        folder = Path(tmp)
+        trusis_rate = bare_rate = None
+        pad = 1500
+        if args.only != "bare":
+            game = run("trusis", args, folder)
+            trusis_rate = report("trusis serve", "actions", game, args.tables)
+            pad = int(game["bytes"] / max(1, game["frames"]))
+            if game["sample"]:
+                (folder / "filler.txt").write_text(game["sample"])
+        if args.only != "trusis":
+            bare = run("bare", args, folder, pad)
+            bare_rate = report(f"bare broadcast (frames padded to {pad} bytes of game text)",
+                               "messages", bare, args.tables)
+        if trusis_rate is not None and bare_rate and args.think == 0:
+            print(f"ratio: trusis serve carries {trusis_rate / bare_rate:.2f}x the bare "
+                  f"transport's throughput")
+        elif trusis_rate is not None and bare_rate:
+            print("paced (--think): both servers carry the load offered; compare latencies "
+                  "(run with --think 0 for the throughput ratio)")
+    if args.profile:
+        print_profile(args.profile)
+    if args.spy:
+        for kind, name in (("trusis", "trusis serve"), ("bare", "the bare server")):
+            if Path(spy_file(args.spy, kind)).exists():
+                print_spy(spy_file(args.spy, kind), name)
+
+
+if __name__ == "__main__":
+    main()
