@@ -440,3 +440,18 @@ def test_every_lobby_refusal_has_a_code_params_and_a_message(server: ServerProce
     host.bots(tid, 4)
     lobby_error(other.http.post(f"/api/tables/{tid}/seats", json={}), 409, "table_full")
     lobby_error(host.http.get("/api/i18n/xx"), 404, "no_such_language")
+    # Bodies that do not fit the lobby's models are refused in the same shape.
+    body = lobby_error(host.http.post("/api/tables", json={"seats": 5, "day_seconds": 3}),
+                       422, "bad_request")
+    assert body["params"] == {"field": "day_seconds", "ge": 30}
+    body = lobby_error(host.http.post("/api/tables", json={"seats": 5, "colour": "red"}),
+                       422, "bad_request")
+    assert body["params"]["field"] == "colour"
+    body = lobby_error(host.http.post("/api/tables", content=b"{not json",
+                                      headers={"Content-Type": "application/json"}),
+                       422, "bad_request")
+    body = lobby_error(host.http.post("/api/guest", json={}), 422, "bad_request")
+    assert body["params"]["field"] == "name"
+    body = lobby_error(host.http.get("/api/balance", params={"players": "many"}), 422,
+                       "bad_request")
+    assert body["params"]["field"] == "players"

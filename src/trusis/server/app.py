@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -36,6 +37,22 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 
 def web_folder() -> str:
     return str(resources.files("trusis").joinpath("web"))
+
+
+def bad_request(_request: Request, exc: Exception) -> JSONResponse:
+    """A request body or query that does not fit its model, in the shape of every other
+    refusal of the API (docs/protocol.md): `bad_request`, the field, and its limits."""
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    first: dict[str, Any] = dict(errors[0]) if errors else {}
+    field = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
+    params: dict[str, Any] = {"field": field}
+    for key, value in (first.get("ctx") or {}).items():
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            params[key] = value
+    message = f"{field or 'the request'}: {first.get('msg', 'is not valid')}"
+    return JSONResponse({"code": "bad_request", "params": params, "message": message},
+                        status_code=422)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -70,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(people.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
+    app.add_exception_handler(RequestValidationError, bad_request)
 
     @app.middleware("http")
     async def headers(request: Request,
