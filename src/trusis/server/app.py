@@ -72,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.balance = Balance(settings.balance_games)
         await hub.restore()
         log.info("trusis serve: %d tables restored", len(hub.rooms))
+        if settings.ready_message:
+            print(settings.ready_message, flush=True)
         try:
             yield
         finally:

@@ -36,9 +36,10 @@ def serve_command(
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace))
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations: only if they fail
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
-    typer.echo(f"Trusis: open http://{shown}:{port}/ in your browser to play "
-               f"(games are kept in {kept}). Ctrl+C stops the server.")
+    settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
+                              f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
                 ws="websockets-sansio", ws_max_size=settings.max_frame, access_log=access_log)

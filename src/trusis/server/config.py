@@ -66,6 +66,8 @@ class Settings:
     balance_games: int = 200
     """Heuristic games behind one balance estimate."""
     max_frame: int = 16 * 1024
+    ready_message: str = ""
+    """Printed once the server is ready (by `trusis serve`: the address to open)."""
 
     def __post_init__(self) -> None:
         self.database_url = normalise_database_url(self.database_url)
