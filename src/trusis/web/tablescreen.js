@@ -138,7 +138,12 @@ export class TableScreen {
   }
 
   changed(change) {
-    if (change.kind === "events") this.announce(change.events);
+    if (change.kind === "events") {
+      // A new phase starts with no seat selected: a tap meant for the last phase's vote
+      // must not aim tonight's power.
+      if (change.events.some((e) => e.code === "phase_started")) this.ring.selected = null;
+      this.announce(change.events);
+    }
     this.render();
   }
 
