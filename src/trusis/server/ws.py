@@ -104,9 +104,10 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     client.send(dumps({"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
                        "you": {"id": owner.player.id, "name": owner.player.name},
                        "table": room.info(owner.player.id)}))
-    room.join(client)
-    room.catch_up(client, hello.last_seq)
     try:
+        async with room.lock:  # never between an action's apply and its commit (submit):
+            room.join(client)  # a snapshot taken there would show what a crash may undo
+            room.catch_up(client, hello.last_seq)
         await _serve(websocket, room, client, app.state.settings.max_frame)
     finally:
         room.part(client)
