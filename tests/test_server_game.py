@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from serverproc import Guest, Player, postgres_available, running_server
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(

@@ -10,9 +10,11 @@ from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Query, Request, Response
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
@@ -55,6 +57,17 @@ def bad_request(_request: Request, exc: Exception) -> JSONResponse:
                         status_code=422)
 
 
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (an unknown route, a wrong method) in the API's shape."""
+    assert isinstance(exc, StarletteHTTPException)
+    if not request.url.path.startswith("/api/"):
+        return await http_exception_handler(request, exc)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return JSONResponse({"code": code, "params": {"path": request.url.path},
+                         "message": str(exc.detail)}, status_code=exc.status_code,
+                        headers=getattr(exc, "headers", None))
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     if not settings.secret:
@@ -90,6 +103,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)
+    app.add_exception_handler(StarletteHTTPException, http_error)
 
     @app.middleware("http")
     async def headers(request: Request,
