@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
@@ -38,7 +39,11 @@ class Balance:
 
     def _pool(self) -> Executor:
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=1)
+            # "spawn", never fork: a forked worker would inherit the server's listening
+            # socket, its clients' connections and its signal handlers — it kept the port
+            # after a crash and held browsers' kept-alive connections open.
+            self.executor = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self.executor
 
     def get(self, players: int, custom: dict[str, int] | None) -> dict[str, Any]:
@@ -60,5 +65,10 @@ class Balance:
         return {"status": "pending", "games": self.games}
 
     def close(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the worker now: an estimate under way is not worth waiting for."""
+        if self.executor is None:
+            return
+        workers = list(getattr(self.executor, "_processes", {}).values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()

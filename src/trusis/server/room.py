@@ -78,6 +78,7 @@ class Room:
     bots: BotPlay | None = None
     claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     on_finished: Callable[[Room], Awaitable[None]] | None = None
+    former: set[str] = field(default_factory=set)  # players whose seat went to a bot
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
 
@@ -147,6 +148,8 @@ class Room:
         if table is None:
             return
         length = table.stream_length(client.seat)
+        if client.seat is None and client.player_id in self.former:
+            last_seq = None  # its number counted in the seat it had: it means nothing here
         if last_seq is None or last_seq > length or length - last_seq > EVENTS_KEPT_FOR_CATCH_UP:
             recent = table.events_after(client.seat, max(0, length - EVENTS_KEPT_FOR_CATCH_UP))
             client.seq = length
@@ -339,6 +342,9 @@ class Room:
         name = f"{self.seats[seat].name} (bot)" if seat in self.seats else seat_label(seat)
         outcome = await self.submit(Action(REPLACE, seat, by="bot"))
         if outcome.accepted:
+            held = self.seats.get(seat)
+            if held is not None and held.player_id is not None:
+                self.former.add(held.player_id)
             self.seats[seat] = Seat("bot", name, None, kind)
             await self.store.set_bot_seat(self.id, seat, kind, name)
             for client in list(self.clients):
