@@ -60,6 +60,12 @@ def new_game(
     check_player_count(len(players))
     names = []
     for seat, raw in enumerate(players, 1):
+        if (  # clean_name's own fast path, inlined: a name that is already clean
+            type(raw) is str and raw and raw.isprintable() and raw[0] != " " != raw[-1]
+            and "  " not in raw
+        ):
+            names.append(raw)
+            continue
         name = clean_name(raw)
         if name is None:
             raise SetupError("bad_name", seat=seat)
@@ -80,24 +86,35 @@ def new_game(
         "custom": {r: c for r, c in custom.items() if c}
     }
     state = GameState(names, roles, seed, table_set)
-    for seat in range(1, state.n + 1):  # R7
-        role = state.roles[seat]
-        if role in (TRUSIS, GRAVEDIGGER):
-            for other in range(1, state.n + 1):
-                if state.roles[other] == TRUSIS or (
-                    role == GRAVEDIGGER and state.roles[other] == GRAVEDIGGER
-                ):
-                    state.known[seat][other] = state.roles[other]
+    seats = state.roles
+    known = state.known
+    trusis = state.trusis_seats
+    for seat in trusis:  # R7: each TRUSIS knows every TRUSIS
+        facts = known[seat]
+        for other in trusis:
+            facts[other] = TRUSIS
+    if GRAVEDIGGER in seats:  # and each GRAVEDIGGER every TRUSIS and every GRAVEDIGGER
+        for seat in range(1, state.n + 1):
+            if seats[seat] == GRAVEDIGGER:
+                facts = known[seat]
+                for other in range(1, state.n + 1):
+                    role = seats[other]
+                    if role == TRUSIS or role == GRAVEDIGGER:
+                        facts[other] = role
     return state
 
 
 def apply(state: GameState, action: Action) -> list[Event]:
     """Apply `action`; return its events, or raise `IllegalAction` changing nothing."""
     do = action.do
+    if do is PASS:  # the most frequent action, without the lookup (an equal str goes on)
+        out: list[Event] = []
+        _pass(state, action, out)
+        return out
     handler = _HANDLERS.get(do) if type(do) is str else None
     if handler is None:
         raise IllegalAction("unknown_action", do=do)
-    out: list[Event] = []
+    out = []
     handler(state, action, out)
     return out
 
@@ -172,7 +189,12 @@ _CHOICES: dict[str, str] = {
 
 
 def _vote(state: GameState, action: Action, out: list[Event]) -> None:
-    seat = _check_actor(state, action.seat)
+    seat = action.seat
+    if not (  # _check_actor's common case, inlined
+        state.running and type(seat) is int and 0 < seat <= state.n
+        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
+    ):
+        seat = _check_actor(state, seat)
     day = state.kind == DAY
     if not day and state.roles[seat] != TRUSIS:
         _check_power(state, seat, VOTE)  # R20, R24: everyone by day, the TRUSIS by night
@@ -188,7 +210,9 @@ def _vote(state: GameState, action: Action, out: list[Event]) -> None:
                 state.emit(out, "vote_withdrawn", {"voter": seat})
             return
         state.votes[seat] = target
-        state.emit(out, "vote_cast", {"voter": seat, "target": target})
+        state.seq += 1  # state.emit, inlined
+        state.public_count += 1
+        out.append(Event(state.seq, "vote_cast", {"voter": seat, "target": target}))
     else:  # R24: the TRUSIS kill vote, seen by every TRUSIS
         if target is None:
             if state.votes.pop(seat, None) is not None:
@@ -274,7 +298,12 @@ def _result(state: GameState, out: list[Event], seat: int, code: str, target: in
 
 def _pass(state: GameState, action: Action, out: list[Event]) -> None:
     """R11/R12: done for this phase; the last pass ends it."""
-    seat = _check_actor(state, action.seat)
+    seat = action.seat
+    if not (  # _check_actor's common case, inlined
+        state.running and type(seat) is int and 0 < seat <= state.n
+        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
+    ):
+        seat = _check_actor(state, seat)
     state.passed[seat] = True
     state.waiting -= 1
     state.seq += 1  # state.emit, inlined: passing is the most frequent action

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
 from trusis.rules.roles import (
+    DAY,
     FORESEE,
     ILLUSION,
     POWERS_BY_PHASE,
@@ -69,31 +70,52 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
     The LegalAction objects are shared between calls until someone dies,
     revives, leaves or is replaced: treat them as read-only.
     """
+    memo = state.memo
+    if (
+        state.running and 0 < seat <= state.n and state.alive[seat] and not state.passed[seat]
+        and not state.left[seat]
+    ):
+        # The common case: a seat that may act. Its whole list is cached by phase kind
+        # (valid until someone dies, revives, leaves or is replaced, as each entry is),
+        # except after a sweep or a foresee tonight, which drop that power.
+        kind = state.kind
+        key = (seat, kind)
+        cached = memo.get(key)
+        if cached is not None and (
+            kind == DAY or (seat not in state.swept and seat not in state.foreseen)
+        ):
+            return [*cached]
+        say = state.says.get(seat)  # kept until someone leaves or is replaced
+        if say is None:
+            say = state.says[seat] = LegalAction(SAY, state.recipients_of(seat))
+        result: list[LegalAction] = []
+        complete = True  # no power left out: the list may be cached for this phase kind
+        for power in POWERS_BY_PHASE[(state.roles[seat], kind)]:
+            if power == SWEEP:
+                if seat in state.swept:
+                    complete = False
+                    continue
+            elif power == FORESEE and seat in state.foreseen:
+                complete = False
+                continue
+            legal = memo.get((seat, power))
+            if legal is None:
+                legal = memo[(seat, power)] = _make(state, seat, power)
+            result.append(legal)
+        result.append(_PASS)
+        result.append(_LEAVE)
+        result.append(say)
+        if complete:
+            memo[key] = tuple(result)
+        return result
     if not 1 <= seat <= state.n or state.left[seat]:
         return []
-    memo = state.memo
-    say = memo.get((seat, SAY))
+    say = state.says.get(seat)
     if say is None:
-        say = memo[(seat, SAY)] = LegalAction(SAY, state.recipients_of(seat))
+        say = state.says[seat] = LegalAction(SAY, state.recipients_of(seat))
     if not state.running:
         return [say]
-    if not state.alive[seat] or state.passed[seat]:
-        return [_LEAVE, say]
-    result: list[LegalAction] = []
-    for power in POWERS_BY_PHASE[(state.roles[seat], state.kind)]:
-        if power == SWEEP:
-            if seat in state.swept:
-                continue
-        elif power == FORESEE and seat in state.foreseen:
-            continue
-        legal = memo.get((seat, power))
-        if legal is None:
-            legal = memo[(seat, power)] = _make(state, seat, power)
-        result.append(legal)
-    result.append(_PASS)
-    result.append(_LEAVE)
-    result.append(say)
-    return result
+    return [_LEAVE, say]  # dead, or passed
 
 
 def _make(state: GameState, seat: int, power: str) -> LegalAction:

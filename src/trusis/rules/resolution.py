@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.rules.events import Event
+from trusis.rules.events import INTERNAL, Event
 from trusis.rules.roles import (
     DAY,
     GRAVEDIGGER,
@@ -47,22 +47,26 @@ def _day_deaths(state: GameState, out: list[Event]) -> tuple[set[int], int]:
     """R23 (with R21, R22): the day's tally. Returns the deaths and the vote victim."""
     alive = state.alive
     counts: dict[int, int] = {}
+    get = counts.get
     for voter, target in state.votes.items():
         if alive[voter] and alive[target]:
-            counts[target] = counts.get(target, 0) + 1
-    for voter, (_shown, target) in state.illusions.items():
-        if alive[voter] and alive[target]:
-            counts[target] = counts.get(target, 0) + 1
-    for voter, target in state.pending_extra.items():
-        if alive[voter] and alive[target]:
-            counts[target] = counts.get(target, 0) + 1
+            counts[target] = get(target, 0) + 1
+    if state.illusions:
+        for voter, (_shown, target) in state.illusions.items():
+            if alive[voter] and alive[target]:
+                counts[target] = get(target, 0) + 1
+    if state.pending_extra:
+        for voter, target in state.pending_extra.items():
+            if alive[voter] and alive[target]:
+                counts[target] = get(target, 0) + 1
     victim = single_most(counts)
     # Internal: the choice tables are handed over as they are, not copied — the
     # next phase starts with new ones, so these are never changed again.
-    state.note(out, "tally", {
+    state.seq += 1  # state.note, inlined (hot code)
+    out.append(Event(state.seq, "tally", {
         "counts": counts, "victim": victim or None, "votes": state.votes,
         "illusions": state.illusions, "extra_votes": state.pending_extra,
-    })
+    }, INTERNAL))
     deaths = {victim} if victim else set()
     return deaths, victim
 
@@ -71,25 +75,31 @@ def _night_deaths(state: GameState, out: list[Event]) -> set[int]:
     """R24–R26: the Trusis kill unless protected, and every Kamikaze strike."""
     alive = state.alive
     counts: dict[int, int] = {}
+    get = counts.get
     for voter, target in state.votes.items():
         if alive[voter] and alive[target]:
-            counts[target] = counts.get(target, 0) + 1
+            counts[target] = get(target, 0) + 1
     target = single_most(counts)
-    protectors = sorted(p for p, t in state.protects.items() if t == target and alive[p])
+    protects = state.protects
+    protectors = sorted(
+        [p for p, t in protects.items() if t == target and alive[p]]
+    ) if protects else []
     deaths: set[int] = set()
     state.digger_target = 0
     if target and not protectors:
         deaths.add(target)
         state.digger_target = target
-    strikes = {k: t for k, t in state.kamikazes.items() if alive[k] and alive[t]}
+    kamikazes = state.kamikazes
+    strikes = {k: t for k, t in kamikazes.items() if alive[k] and alive[t]} if kamikazes else {}
     for kamikaze, victim in strikes.items():
         deaths.add(kamikaze)
         deaths.add(victim)
-    state.note(out, "night_kills", {  # internal; see the tally's note on sharing
+    state.seq += 1  # state.note, inlined; see the tally's note on sharing
+    out.append(Event(state.seq, "night_kills", {
         "trusis_votes": state.votes, "trusis_target": target or None,
-        "protected_by": protectors, "protects": state.protects, "kamikaze": strikes,
+        "protected_by": protectors, "protects": protects, "kamikaze": strikes,
         "extra_votes": state.extra_votes,  # the Wise Women's choices in force tonight
-    })
+    }, INTERNAL))
     return deaths
 
 
@@ -104,51 +114,76 @@ def end_phase(state: GameState, out: list[Event]) -> None:
 def _resolve(state: GameState, out: list[Event]) -> None:
     alive = state.alive
     victim = 0
-    if state.kind == DAY:
+    day = state.kind == DAY
+    if day:
         deaths, victim = _day_deaths(state, out)
     else:
         deaths = _night_deaths(state, out)
-    knights = [k for k in state.revives if alive[k]]
-    revived = sorted({t for k, t in state.revives.items() if alive[k] and not alive[t]})
-    deaths.update(knights)
+    revives = state.revives
+    if revives:
+        knights = [k for k in revives if alive[k]]
+        revived = sorted({t for k, t in revives.items() if alive[k] and not alive[t]})
+        deaths.update(knights)
+    else:
+        knights = []
+        revived = []
     died = sorted(deaths)
     # Step 1: every death at once; the causes stay internal (R30, R40).
-    if state.kind == DAY:
+    # (state.emit, inlined: seq and public_count are counted here and stored once.)
+    seq = state.seq
+    public = state.public_count
+    if day:
+        seq += 1
+        public += 1
         if victim:
-            state.emit(out, "vote_killed", {"seat": victim})
+            out.append(Event(seq, "vote_killed", {"seat": victim}))
         else:
-            state.emit(out, "nobody_killed", {})
+            out.append(Event(seq, "nobody_killed", {}))
     causes: dict[int, list[str]] = {}
-    for seat in died:
-        alive[seat] = False
-        state.emit(out, "died", {"seat": seat})
-        why = causes[seat] = []
-        if seat == victim:
-            why.append("vote")
-        if state.kind == NIGHT and seat == state.digger_target:
-            why.append("trusis")
-        if seat in state.kamikazes or seat in state.kamikazes.values():
-            why.append("kamikaze")
-        if seat in knights:
-            why.append("sacrifice")
-    if state.kind == NIGHT and not died:
-        state.emit(out, "quiet_night", {})
+    if died:
+        kamikazes = state.kamikazes
+        struck = set(kamikazes.values()) if kamikazes else ()
+        digger_target = 0 if day else state.digger_target
+        for seat in died:
+            alive[seat] = False
+            seq += 1
+            public += 1
+            out.append(Event(seq, "died", {"seat": seat}))
+            why = causes[seat] = []
+            if seat == victim:
+                why.append("vote")
+            if seat == digger_target:
+                why.append("trusis")
+            if kamikazes and (seat in kamikazes or seat in struck):
+                why.append("kamikaze")
+            if seat in knights:
+                why.append("sacrifice")
+    elif not day:
+        seq += 1
+        public += 1
+        out.append(Event(seq, "quiet_night", {}))
     # Step 2: revivals (R29).
     for seat in revived:
         alive[seat] = True
-        state.emit(out, "revived", {"seat": seat})
+        seq += 1
+        public += 1
+        out.append(Event(seq, "revived", {"seat": seat}))
+    state.public_count = public
     changed = bool(died or revived)
     if changed:
         state.derive_living()
-        state.note(out, "phase_outcome", {
+        seq += 1  # state.note, inlined
+        out.append(Event(seq, "phase_outcome", {
             "causes": causes,
-            "revives": {k: t for k, t in state.revives.items() if k in knights},
-        })
+            "revives": {k: t for k, t in revives.items() if k in knights},
+        }, INTERNAL))
+    state.seq = seq
+    phase = {"kind": state.kind, "number": state.number}
     state.history.append({
-        "phase": state.phase(), "vote_killed": victim or None,
+        "phase": phase, "vote_killed": victim or None,
         "died": died, "revived": revived,
     })
-    state.day_deaths = died if state.kind == DAY else []
+    state.day_deaths = died if day else []
     state.quiet = 0 if changed else state.quiet + 1
     # Step 3: victory (R31–R33), then the stalemate (R34). With nobody dead or
     # revived the living are as before, so no condition can have become true.
@@ -207,17 +242,30 @@ def start_next_phase(state: GameState, out: list[Event]) -> None:
         state.number += 1
         state.pending_extra = state.extra_votes
     state.extra_votes = {}
-    _clear_choices(state)
-    alive = state.alive
+    # _clear_choices, inlined. New tables, never cleared ones: the phase's events hold
+    # the old ones (see the tally's note).
+    state.votes = {}
+    state.illusions = {}
+    state.protects = {}
+    state.kamikazes = {}
+    state.revives = {}
+    state.swept = set()
+    state.foreseen = set()
+    n = state.n
+    state.passed = passed = [True] + [False] * n
+    state.seq += 1  # state.emit, inlined
+    state.public_count += 1
+    out.append(Event(state.seq, "phase_started", {"kind": state.kind, "number": state.number}))
+    if state.day_deaths if state.kind == NIGHT else state.digger_target:
+        _deliver_information(state, out)
+    living = state.living
+    if len(state.present) == n:  # nobody has left: every living seat is to play
+        state.waiting = len(living)
+        return
     left = state.left
-    state.passed = passed = [True] + [False] * state.n
-    state.emit(out, "phase_started", {"kind": state.kind, "number": state.number})
-    _deliver_information(state, out)
     waiting = 0
     auto: list[int] = []
-    for seat in range(1, state.n + 1):
-        if not alive[seat]:
-            continue
+    for seat in living:
         if left[seat]:
             passed[seat] = True
             auto.append(seat)

@@ -9,7 +9,6 @@ chance — so serialising it and loading it back plays on identically.
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from typing import Any
 
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
@@ -38,11 +37,11 @@ class GameState:
         "known", "results", "chat", "day_deaths", "digger_target",
         # Derived from the fields above, kept for speed, never serialised.
         "living", "present", "running", "composition", "others", "recipients", "memo",
-        "chat_lines",
+        "chat_lines", "says",
     )
     DERIVED = frozenset(
         {"living", "present", "running", "composition", "others", "recipients", "memo",
-         "chat_lines"}
+         "chat_lines", "says"}
     )
 
     def __init__(self, names: list[str], roles: list[str], seed: int = 0,
@@ -95,6 +94,7 @@ class GameState:
         self.others: dict[int, tuple[int, ...]] = {}
         self.recipients: dict[int, tuple[int, ...]] = {}
         self.memo: dict[Any, Any] = {}
+        self.says: dict[int, Any] = {}  # seat -> its `say` LegalAction (legal.py)
         # Chat as client lines (sender, recipient or 0, line), built once per message.
         self.chat_lines: list[tuple[int, int, dict[str, Any]]] = []
         self.derive()
@@ -102,8 +102,10 @@ class GameState:
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
         self.chat_lines = []
-        counts = Counter(self.roles[1:])  # public (docs/record.md), in the order of R2's list
-        self.composition = {r: counts[r] for r in COMPOSITION_ORDER if counts[r]}
+        counts = dict.fromkeys(COMPOSITION_ORDER, 0)  # public (docs/record.md), in R2's order
+        for role in self.roles[1:]:
+            counts[role] += 1
+        self.composition = {r: c for r, c in counts.items() if c}
         self.running = self.status == RUNNING
         self.derive_living()
         self.derive_present()
@@ -120,6 +122,7 @@ class GameState:
         left = self.left
         self.present = tuple([s for s in range(1, self.n + 1) if not left[s]])
         self.recipients = {}  # seat -> the other present seats, filled on demand
+        self.says = {}
         self.memo = {}
 
     # -- events -------------------------------------------------------------
@@ -217,7 +220,13 @@ class GameState:
         """The living seats other than `seat` (cached until someone dies or revives)."""
         others = self.others.get(seat)
         if others is None:
-            others = self.others[seat] = tuple([s for s in self.living if s != seat])
+            living = self.living
+            if seat in living:  # living is sorted: cut `seat` out at C speed
+                i = living.index(seat)
+                others = living[:i] + living[i + 1:]
+            else:
+                others = living
+            self.others[seat] = others
         return others
 
     def recipients_of(self, seat: int) -> tuple[int, ...]:
