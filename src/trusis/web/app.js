@@ -7,6 +7,8 @@ import { LANGUAGES, lang, preferredLang, setLang, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { TableScreen } from "./tablescreen.js";
 import { RulesDialog } from "./rules.js";
+import { accountTools, routeLinks } from "./account.js";
+import { pageFor } from "./pages.js";
 
 const SOUND_KEY = "trusis.sound";
 
@@ -25,6 +27,8 @@ class App {
       const data = await get("/api/me");
       this.me = data.player || data;
     } catch { this.me = null; }
+    this.header();
+    routeLinks(this);
     window.addEventListener("popstate", () => this.route());
     this.route();
   }
@@ -44,6 +48,7 @@ class App {
     fill(tools,
       h("button", { class: "btn btn-small", type: "button", id: "rules-button", on: { click: () => this.rules.open(this.screen?.store?.view?.composition, this.screen?.store?.view?.role) } }, "☰ ", h("span", { class: "tool-text" }, t("rules.button"))),
       sound,
+      accountTools(this),
       h("label", { class: "sr-only", attrs: { for: "lang-select" } }, t("lang.label")), select);
     $("#brand").setAttribute("aria-label", t("brand.home"));
   }
@@ -77,6 +82,7 @@ class App {
 
   setMe(player) {
     this.me = player;
+    this.header();
     if (this.screen?.onMe) this.screen.onMe();
     else this.route();
   }
@@ -90,14 +96,17 @@ class App {
     this.screen?.unmount();
     const main = $("#main");
     const match = location.pathname.match(/^\/t\/([^/]+)\/?$/);
-    if (match) {
+    const page = pageFor(this);
+    if (page) {
+      this.screen = page;
+    } else if (match) {
       const invite = new URLSearchParams(location.search).get("invite");
       this.screen = new TableScreen(this, decodeURIComponent(match[1]), invite);
     } else {
       this.screen = new Lobby(this);
     }
     this.screen.mount(main);
-    document.title = match ? `${t("title.table")} — Trusis` : "Trusis";
+    if (!page) document.title = match ? `${t("title.table")} — Trusis` : "Trusis";
     main.focus({ preventScroll: true });
   }
 }

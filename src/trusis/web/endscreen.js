@@ -8,6 +8,9 @@ import { capital, lang, msg, roleName, roleTeam, seatName, t } from "./i18n.js";
 import { eventText } from "./log.js";
 import { teamMark } from "./rules.js";
 import { errorText } from "./errors.js";
+import { pageLink } from "./account.js";
+import { replayPath } from "./replay.js";
+import { refreshReports, reportButton, reportsSection } from "./report.js";
 
 const dash = (v) => (v === null || v === undefined || v === "" ? "-" : String(v));
 
@@ -53,12 +56,15 @@ export class EndScreen {
         verdict ? h("p", { class: "end-verdict" }, verdict) : null,
         h("div", { class: "row wrap end-buttons" },
           h("a", { class: "btn", href: record, attrs: { download: `trusis-${this.store.tableId}.json` } }, "⬇ ", t("end.download")),
+          pageLink(replayPath(this.store.tableId, me, this.invite), { class: "btn btn-replay" }, "▶ ", t("replay.button")),
+          reportButton(this.store.tableId, { players: () => view.players || [], mySeat: () => me, small: false, onSent: () => refreshReports(this.store.tableId) }),
           h("button", { class: "btn btn-primary", type: "button", text: t("end.leave"), on: { click: () => this.onLeave() } }))),
       this.error ? h("p", { class: "form-error" }, errorText(this.error)) : null,
       this.rolesTable(d, view, winners),
       d ? this.voteGrid(d) : h("p", { class: "hint" }, t("end.loading")),
       d ? this.nights(d) : null,
-      d?.stats ? this.stats(d.stats) : null);
+      d?.stats ? this.stats(d.stats) : null,
+      reportsSection(this.store.tableId, !!this.store.table?.you_host));
   }
 
   rolesTable(d, view, winners) {

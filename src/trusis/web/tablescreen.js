@@ -20,6 +20,7 @@ import { roleCard } from "./rules.js";
 import { banner, resultCard } from "./dialogs.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
+import { reportButton } from "./report.js";
 
 const PHONE = "(max-width: 600px)";
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
@@ -210,7 +211,7 @@ export class TableScreen {
     const host = this.store.table?.you_host && view.status === "running";
     const away = host ? (view.players || []).filter((p) => p.alive !== undefined && !this.store.isBot(p.seat)
       && (p.left || !this.store.connected(p.seat))) : [];
-    const key = JSON.stringify([lang(), canLeave, away.map((p) => [p.seat, p.name])]);
+    const key = JSON.stringify([lang(), canLeave, away.map((p) => [p.seat, p.name]), view.status, !!this.app.me]);
     if (key === this.footKey) return;
     this.footKey = key;
     fill(this.foot,
@@ -218,7 +219,8 @@ export class TableScreen {
         class: "btn btn-small", type: "button", text: t("host.replace", { seat: seatName(p.seat) }),
         on: { click: () => this.replace(p.seat) },
       })),
-      canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null);
+      canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
+      this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null);
   }
 
   async replace(seat) {
