@@ -31,6 +31,7 @@ def replay_step(record: Record, seat: int | None, step: int) -> dict[str, Any]:
         state = table.state
         return {
             "seat": None, "step": step, "steps": len(actions), "events": events,
+            "phases": _action_phases(record),
             "view": view(state, None),
             "roles": {str(s): state.roles[s] for s in range(1, state.n + 1)},
             "choices": {str(s): own_choices(state, s) for s in range(1, state.n + 1)},
@@ -38,12 +39,37 @@ def replay_step(record: Record, seat: int | None, step: int) -> dict[str, Any]:
                       for s in range(1, state.n + 1)},
         }
     final = Table.from_record(record)
-    total = final.stream_length(seat)
+    stream = final.events_after(seat, 0)
+    total = len(stream)
     step = max(0, min(step, total))
     index = 0
     while table.stream_length(seat) < step and index < len(actions):
         table.submit(actions[index])
         index += 1
-    shown = table.events_after(seat, step - 1)[:1] if step else []
-    return {"seat": seat, "step": step, "steps": total, "events": shown,
+    return {"seat": seat, "step": step, "steps": total,
+            "events": stream[step - 1:step] if step else [],
+            "log": stream[:step],  # everything this seat had seen by then, in its numbering
+            "phases": phase_steps(stream),
             "view": view(table.state, seat)}
+
+
+def phase_steps(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Where each phase begins in a seat's stream: Day 1 at step 0, then each
+    `phase_started` event's number, so a replay can jump to a phase in one request."""
+    phases = [{"kind": "day", "number": 1, "step": 0}]
+    for event in stream:
+        if event["code"] == "phase_started":
+            phases.append({"kind": event["params"]["kind"], "number": event["params"]["number"],
+                           "step": event["seq"]})
+    return phases
+
+
+def _action_phases(record: Record) -> list[dict[str, Any]]:
+    """Where each phase begins among the record's actions (the revealed replay's steps)."""
+    table = Table(record.players, record.seed, record.custom, record.roles())
+    phases = [{"kind": "day", "number": 1, "step": 0}]
+    for index, action in enumerate(record.actions, 1):
+        if table.submit(action).phase_changed and table.state.running:
+            phases.append({"kind": table.state.kind, "number": table.state.number,
+                           "step": index})
+    return phases

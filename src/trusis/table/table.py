@@ -152,8 +152,8 @@ class Table(Game):
         """The events `seat` may see after its stream number `number`, numbered.
 
         Each event is a fresh dict (`code`, `params`, `seq`, and `t` when the action
-        that made it had a time), so no two readers share mutable data. A number beyond the stream's end gives nothing; a negative one
-        is read as 0.
+        that made it had a time), so no two readers share mutable data. A number beyond
+        the stream's end gives nothing; a negative one is read as 0.
         """
         key = SPECTATOR if seat is None else seat
         stream = self._streams.get(key)
