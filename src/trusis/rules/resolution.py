@@ -40,7 +40,7 @@ def learn(state: GameState, seat: int, about: int, fact: str) -> None:
     known = state.known[seat]
     if known.get(about) not in ROLE_IDS or fact in ROLE_IDS:
         known[about] = fact
-        state.memo.pop(("known", seat), None)  # the view's copy is stale
+        state.known_views.pop(seat, None)  # the view's copy is stale
 
 
 def _day_deaths(state: GameState, out: list[Event]) -> tuple[set[int], int]:
@@ -216,6 +216,7 @@ def finish(state: GameState, out: list[Event], winner: str) -> None:
     for seat in range(1, state.n + 1):
         state.known[seat] = dict(roles)
     state.memo = {}  # views rebuild what they cached (knowledge, legal actions)
+    state.known_views = {}
     state.emit(out, "game_over", {
         "winner": winner, "winners": list(state.winners),
         "roles": {str(s): r for s, r in roles.items()},

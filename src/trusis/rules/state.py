@@ -21,6 +21,14 @@ RUNNING = "running"
 FINISHED = "finished"
 
 
+def _composition(roles: list[str]) -> dict[str, int]:
+    """How many of each role (public, docs/record.md), in the order of R2's list."""
+    counts = dict.fromkeys(COMPOSITION_ORDER, 0)
+    for role in roles:
+        counts[role] += 1
+    return {r: c for r, c in counts.items() if c}
+
+
 class GameState:
     """A game in progress or finished. Change it only through `trusis.rules.engine.apply`."""
 
@@ -37,11 +45,11 @@ class GameState:
         "known", "results", "chat", "day_deaths", "digger_target",
         # Derived from the fields above, kept for speed, never serialised.
         "living", "present", "running", "composition", "others", "recipients", "memo",
-        "chat_lines", "says",
+        "chat_lines", "says", "known_views",
     )
     DERIVED = frozenset(
         {"living", "present", "running", "composition", "others", "recipients", "memo",
-         "chat_lines", "says"}
+         "chat_lines", "says", "known_views"}
     )
 
     def __init__(self, names: list[str], roles: list[str], seed: int = 0,
@@ -87,25 +95,25 @@ class GameState:
         self.bots: list[bool] = [False] * (n + 1)
         self.day_deaths: list[int] = []  # for the Gravekeepers at nightfall (R28)
         self.digger_target: int = 0  # the Trusis kill, for the Gravediggers at dawn (R28)
-        self.living: tuple[int, ...] = ()
-        self.present: tuple[int, ...] = ()
+        # Derived fields (see derive), set directly: everyone is alive and present.
+        seats = tuple(range(1, n + 1))
+        self.living: tuple[int, ...] = seats
+        self.present: tuple[int, ...] = seats
         self.running: bool = True
-        self.composition: dict[str, int] = {}
+        self.composition: dict[str, int] = _composition(roles)
         self.others: dict[int, tuple[int, ...]] = {}
         self.recipients: dict[int, tuple[int, ...]] = {}
         self.memo: dict[Any, Any] = {}
         self.says: dict[int, Any] = {}  # seat -> its `say` LegalAction (legal.py)
+        self.known_views: dict[int, dict[str, str]] = {}  # seat -> its view's `known` (views.py)
         # Chat as client lines (sender, recipient or 0, line), built once per message.
         self.chat_lines: list[tuple[int, int, dict[str, Any]]] = []
-        self.derive()
 
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
         self.chat_lines = []
-        counts = dict.fromkeys(COMPOSITION_ORDER, 0)  # public (docs/record.md), in R2's order
-        for role in self.roles[1:]:
-            counts[role] += 1
-        self.composition = {r: c for r, c in counts.items() if c}
+        self.known_views = {}
+        self.composition = _composition(self.roles[1:])
         self.running = self.status == RUNNING
         self.derive_living()
         self.derive_present()

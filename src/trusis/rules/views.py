@@ -143,15 +143,18 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
     role = state.roles[seat]
     data["role"] = role
     data["team"] = ROLES[role].team
-    known = state.memo.get(("known", seat))
+    known = state.known_views.get(seat)
     if known is None:  # rebuilt only after the seat learns something (resolution.learn)
-        known = state.memo[("known", seat)] = {
+        known = state.known_views[seat] = {
             str(s): f for s, f in sorted(state.known[seat].items())
         }
     data["known"] = known
     data["choices"] = own_choices(state, seat)
     data["results"] = list(state.results[seat])
-    data["legal"] = [legal.to_dict() for legal in legal_actions(state, seat)]
+    data["legal"] = [  # each LegalAction keeps its client form once made
+        legal.client if legal.client is not None else legal.to_dict()
+        for legal in legal_actions(state, seat)
+    ]
     return data
 
 
