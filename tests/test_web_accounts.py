@@ -158,8 +158,9 @@ def test_register_play_profile_replay_as_two_seats_then_revealed(server, browser
     end.locator(".reports h2", has_text="Reports (1)").wait_for()
     assert end.locator(".report-reason").inner_text() == "Rude in the chat <b>really</b>"
     assert end.locator(".btn-report").count() == 1
-    if end.locator(".report-chat summary").count():  # the chat lines the reporter could read
-        end.locator(".report-chat summary").click()
+    # Open the chat lines the reporter could read, if any, for the screenshot (in one step:
+    # the section may be redrawn between a count and a click).
+    end.evaluate("el => el.querySelectorAll('.report-chat').forEach((d) => { d.open = true; })")
     end.locator(".reports").scroll_into_view_if_needed()
     shot(page, "end-reports-desktop")
 

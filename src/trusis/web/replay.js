@@ -230,8 +230,14 @@ export class ReplayScreen {
     }
   }
 
-  /** The first step of the current mode whose phase is `target` or later (a binary search). */
+  /** The first step of the current mode whose phase is `target` or later: from the
+   * server's list of where each phase begins, else by a binary search. */
   async firstStepOf(target) {
+    const phases = this.data?.phases;
+    if (Array.isArray(phases) && phases.length) {
+      const found = phases.find((p) => phaseOrder(p) >= target);
+      return found ? found.step : this.steps;
+    }
     let lo = 0;
     let hi = this.steps;
     while (lo < hi) {
@@ -312,7 +318,7 @@ export class ReplayScreen {
     if (revealed) view.known = data.roles || {};
     const store = this.store;
     store.log = [];
-    store.snapshot({ view, seq: data.step, events: null });
+    store.snapshot({ view, seq: data.step, events: revealed ? null : (data.log || null) });
     store.seat = revealed ? null : data.seat;
     setNames(view.players || []);
     const name = this.table?.name;
