@@ -155,7 +155,7 @@ class BotDriver:
                     continue
                 if counts[seat] >= self.max_actions:
                     self.capped.append((seat, state.phase()))
-                    log.info("bot at seat %d hit the cap of %d actions in %s %d; it passes",
+                    log.debug("bot at seat %d hit the cap of %d actions in %s %d; it passes",
                                 seat, self.max_actions, *phase)
                     self._play(Action(PASS, seat))
                 else:
