@@ -45,11 +45,11 @@ class GameState:
         "known", "results", "chat", "day_deaths", "digger_target",
         # Derived from the fields above, kept for speed, never serialised.
         "living", "present", "running", "composition", "others", "recipients", "memo",
-        "chat_lines", "says", "known_views",
+        "chat_lines", "says", "known_views", "history_lines",
     )
     DERIVED = frozenset(
         {"living", "present", "running", "composition", "others", "recipients", "memo",
-         "chat_lines", "says", "known_views"}
+         "chat_lines", "says", "known_views", "history_lines"}
     )
 
     def __init__(self, names: list[str], roles: list[str], seed: int = 0,
@@ -108,11 +108,14 @@ class GameState:
         self.known_views: dict[int, dict[str, str]] = {}  # seat -> its view's `known` (views.py)
         # Chat as client lines (sender, recipient or 0, line), built once per message.
         self.chat_lines: list[tuple[int, int, dict[str, Any]]] = []
+        # The history as client data, built once per ended phase (views.py).
+        self.history_lines: list[dict[str, Any]] = []
 
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
         self.chat_lines = []
         self.known_views = {}
+        self.history_lines = []
         self.composition = _composition(self.roles[1:])
         self.running = self.status == RUNNING
         self.derive_living()

@@ -99,11 +99,7 @@ def _public_part(state: GameState) -> dict[str, Any]:
         "composition": composition(state),
         "alive": list(state.living),
         "passed": [s for s in state.living if passed[s]] if running else [],
-        "history": [
-            {"phase": dict(h["phase"]), "vote_killed": h["vote_killed"],
-             "died": list(h["died"]), "revived": list(h["revived"])}
-            for h in state.history
-        ],
+        "history": _history(state),
         "quiet_phases": state.quiet,
         # Day votes are public (R20): one map and one tally for every seat.
         "votes": {},
@@ -112,6 +108,16 @@ def _public_part(state: GameState) -> dict[str, Any]:
     if state.kind == DAY:
         public["votes"], public["vote_counts"] = _tallied(visible_votes(state, None))
     return public
+
+
+def _history(state: GameState) -> list[dict[str, Any]]:
+    """The ended phases as client data: each made once (kept in `state.history_lines`,
+    as an ended phase never changes) and shared by every view: read-only."""
+    lines = state.history_lines
+    for h in state.history[len(lines):]:
+        lines.append({"phase": dict(h["phase"]), "vote_killed": h["vote_killed"],
+                      "died": list(h["died"]), "revived": list(h["revived"])})
+    return list(lines)
 
 
 def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
