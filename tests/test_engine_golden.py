@@ -41,7 +41,8 @@ HEURISTIC_GAMES = [(players, index) for players in (5, 10, 20) for index in rang
 
 
 def _dump(data: Any) -> bytes:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, default=repr).encode()
+    # Not sorted: the order of keys is part of what a client receives.
+    return json.dumps(data, ensure_ascii=False, default=repr).encode()
 
 
 def _event(e: Event) -> Any:
