@@ -14,7 +14,7 @@ from typing import Any
 
 from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action, clean_line, clean_name
 from trusis.rules.errors import IllegalAction, SetupError
-from trusis.rules.events import Event
+from trusis.rules.events import SEATS, Event
 from trusis.rules.resolution import end_phase, learn
 from trusis.rules.roles import (
     CASTAWAY,
@@ -255,8 +255,14 @@ def _illusion(state: GameState, action: Action, out: list[Event]) -> None:
 def _choice(state: GameState, action: Action, out: list[Event]) -> None:
     """R13: protect, extra_vote, kamikaze and revive — private until the phase ends."""
     power = action.do
-    seat = _check_actor(state, action.seat)
-    _check_power(state, seat, power)
+    seat = action.seat
+    if not (  # _check_actor's common case, inlined
+        state.running and type(seat) is int and 0 < seat <= state.n
+        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
+    ):
+        seat = _check_actor(state, seat)
+    if power not in POWERS_BY_PHASE[(state.roles[seat], state.kind)]:
+        _check_power(state, seat, power)  # raises with the precise reason
     choices: dict[int, int] = getattr(state, _CHOICES[power])
     target = action.target
     if target is None:
@@ -265,7 +271,10 @@ def _choice(state: GameState, action: Action, out: list[Event]) -> None:
         return
     _check_target(state, seat, power, target)
     choices[seat] = target
-    state.tell(out, (seat,), "choice_made", {"power": power, "target": target})
+    state.seq += 1  # state.tell, inlined
+    state.private_count[seat] += 1
+    out.append(Event(state.seq, "choice_made", {"power": power, "target": target}, SEATS,
+                     (seat,)))
 
 
 def _sweep(state: GameState, action: Action, out: list[Event]) -> None:

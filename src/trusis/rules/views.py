@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from trusis.rules.legal import legal_actions
-from trusis.rules.roles import DAY, NIGHT, ROLES, TRUSIS
+from trusis.rules.roles import DAY, NIGHT, TEAM_OF, TRUSIS
 from trusis.rules.state import GameState
 
 VIEW_FORMAT = "trusis-view/1"
@@ -46,16 +46,23 @@ def own_choices(state: GameState, seat: int) -> dict[str, Any]:
     if seat in state.illusions:
         shown, target = state.illusions[seat]
         choices["illusion"] = {"shown": shown, "target": target}
-    for power, table in (("protect", state.protects), ("kamikaze", state.kamikazes),
-                         ("revive", state.revives), ("extra_vote", state.extra_votes)):
-        if seat in table:
-            choices[power] = table[seat]
-    if state.kind == DAY and seat in state.pending_extra:
-        choices["extra_vote_today"] = state.pending_extra[seat]
-    if state.kind == NIGHT and seat in state.swept:
-        choices["swept"] = True
-    if state.kind == NIGHT and seat in state.foreseen:
-        choices["foreseen"] = True
+    # (Written out, not looped over a table of tables: views are built for every seat.)
+    if seat in state.protects:
+        choices["protect"] = state.protects[seat]
+    if seat in state.kamikazes:
+        choices["kamikaze"] = state.kamikazes[seat]
+    if seat in state.revives:
+        choices["revive"] = state.revives[seat]
+    if seat in state.extra_votes:
+        choices["extra_vote"] = state.extra_votes[seat]
+    if state.kind == DAY:
+        if seat in state.pending_extra:
+            choices["extra_vote_today"] = state.pending_extra[seat]
+    else:
+        if seat in state.swept:
+            choices["swept"] = True
+        if seat in state.foreseen:
+            choices["foreseen"] = True
     return choices
 
 
@@ -135,7 +142,9 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
     """Add to the shared fields what this one seat may see, field by field."""
     data = dict(public)
     data["seat"] = seat
-    data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
+    data["seq"] = (  # this seat's own numbering (events.py): state.stream_position
+        state.public_count if seat is None else state.public_count + state.private_count[seat]
+    )
     if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
         data["votes"], data["vote_counts"] = _tallied(visible_votes(state, seat))  # R24
     if chat:
@@ -148,7 +157,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
         return data
     role = state.roles[seat]
     data["role"] = role
-    data["team"] = ROLES[role].team
+    data["team"] = TEAM_OF[role]
     known = state.known_views.get(seat)
     if known is None:  # rebuilt only after the seat learns something (resolution.learn)
         known = state.known_views[seat] = {
