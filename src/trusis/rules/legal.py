@@ -102,9 +102,7 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
             if legal is None:
                 legal = memo[(seat, power)] = _make(state, seat, power)
             result.append(legal)
-        result.append(_PASS)
-        result.append(_LEAVE)
-        result.append(say)
+        result.extend((_PASS, _LEAVE, say))
         if complete:
             memo[key] = tuple(result)
         return result
@@ -126,7 +124,9 @@ def _make(state: GameState, seat: int, power: str) -> LegalAction:
                            (), True)
     if power == PROTECT:
         return LegalAction(PROTECT, state.living, (), True)
-    others = state.others_of(seat)
+    others = state.others.get(seat)
+    if others is None:
+        others = state.others_of(seat)
     if power == ILLUSION:
         return LegalAction(ILLUSION, others, others, True)
     if power in (SWEEP, FORESEE):
