@@ -181,8 +181,8 @@ def port_free(port: int, timeout: float = 30.0) -> None:
 
 
 def test_the_client_reconnects_after_the_server_restarts(browser, tmp_path) -> None:
-    """Set up over HTTP, so that no balance estimate starts: the server's balance worker is
-    forked and keeps the listening port after the server stops (notes-web-needs.md)."""
+    """The page reconnects by itself when its server is killed and started again, and
+    resumes the seat. (Set up over HTTP: the lobby's balance estimate is not needed here.)"""
     with serve(tmp_path) as server:
         context = browser.new_context(viewport=DESKTOP, locale="en-GB")
         watched = Watched(context)
