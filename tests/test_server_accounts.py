@@ -205,3 +205,33 @@ def test_a_program_seat_sees_only_its_seat(server: ServerProcess) -> None:
     robo.until(lambda p: p.view is not None)
     assert robo.seat == 1 and robo.view is not None and robo.view["seat"] == 1
     robo.close()
+
+
+def test_a_players_copy_of_a_finished_game_holds_only_its_own_whispers_R50_D17(
+        server: ServerProcess) -> None:
+    """Downloads and replays are built from the viewer's copy of the record; the end
+    screen shows no invisible vote (R23, D17)."""
+    mia = _register(server, "Mia")
+    noa = _register(server, "Noa")
+    table_id = _new_table(mia, [mia, noa])
+    with connect(f"{server.ws_url}/ws/tables/{table_id}", additional_headers={
+            "Cookie": f"trusis_session={mia.cookies.get('trusis_session')}"}) as ws:
+        ws.send(json.dumps({"type": "hello", "protocol": 1}))
+        ws.send(json.dumps({"type": "act", "id": "w1",
+                            "action": {"do": "say", "text": "secret-mia-to-3", "to": 3}}))
+        while True:
+            message = json.loads(ws.recv(timeout=10))
+            if message.get("id") == "w1":
+                assert message["type"] == "ack", message
+                break
+    _pass_to_the_end(server, table_id, [mia, noa])
+    assert "secret-mia-to-3" in mia.get(f"/api/tables/{table_id}/record").text
+    assert "secret-mia-to-3" not in noa.get(f"/api/tables/{table_id}/record").text
+    for step in (1, 5, 1000):
+        replay = noa.get(f"/api/tables/{table_id}/replay", params={"seat": 1, "step": step})
+        assert replay.status_code == 200 and "secret-mia-to-3" not in replay.text
+    own = mia.get(f"/api/tables/{table_id}/replay", params={"seat": 1, "step": 1000})
+    assert "secret-mia-to-3" in own.text
+    end = noa.get(f"/api/tables/{table_id}/summary").json()
+    for day in end["days"]:
+        assert not {"illusions", "extra_votes", "counts"} & set(day), day

@@ -14,6 +14,7 @@ import time
 
 from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
+from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
@@ -28,6 +29,12 @@ from trusis.table.table import Table
 def setup_refusal(err: SetupError) -> LobbyError:
     """The engine's R1/R4–R6 refusal as a lobby answer, with its code and parameters."""
     return LobbyError(422, f"setup.{err.code}", str(err), **err.params)
+
+
+FINISHED_KEPT_SECONDS = 600.0
+"""How long a finished room stays in memory after its end, while it may still be watched."""
+FINISHED_CACHED = 200
+"""Finished tables read back from the store and kept for their end screens."""
 
 
 class Hub:
@@ -68,6 +75,8 @@ class Hub:
                 raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
             room = await load_room(self.store, row, self.pace)
             self.finished[table_id] = room
+            while len(self.finished) > FINISHED_CACHED:  # the oldest read first
+                self.finished.pop(next(iter(self.finished)))
         if room.options.private and not (
             (invite is not None and secrets.compare_digest(invite, room.invite))
             or player_id == room.host_id
@@ -268,6 +277,18 @@ class Hub:
         assert row is not None
         record = record_of(row, await self.store.action_rows(room.id))
         await record_finished(self.store, room.id, record, holders)
+        asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict, room.id)
+
+    def _evict(self, table_id: str) -> None:
+        """A finished game leaves memory once nobody is looking at it (the store keeps it;
+        `room` reads it back on demand); while someone is, it is tried again later."""
+        room = self.rooms.get(table_id)
+        if room is None or room.status != "finished":
+            return
+        if room.clients:
+            asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict, table_id)
+            return
+        del self.rooms[table_id]
 
     async def record(self, room: Room) -> Record:
         """The finished game's record; a running game's record is secret (seed, deal)."""
@@ -277,6 +298,19 @@ class Hub:
         row = await self.store.table_row(room.id)
         assert row is not None
         return record_of(row, await self.store.action_rows(room.id))
+
+    async def players_record(self, room: Room, viewer: str | None) -> Record:
+        """The finished game's record as `viewer` may have it: the whole game, but a
+        private message only for its sender and its recipient (R50: nothing about it
+        reaches anyone else, not even that it was sent; D16). Whispers change nothing
+        in the game, so this record replays to the same result; downloads and replays
+        are built from it."""
+        full = await self.record(room)
+        mine = {n for n, s in room.seats.items() if viewer is not None and s.player_id == viewer}
+        kept = [(a, t) for a, t in zip(full.actions, full.times, strict=False)
+                if a.do != SAY or a.to is None or a.seat in mine or a.to in mine]
+        return Record(full.players, full.seed, full.custom, full.deal, [a for a, _ in kept],
+                      dict(full.extra), [t for _, t in kept])
 
 
 def bot_kinds() -> list[str]:

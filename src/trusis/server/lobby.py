@@ -198,10 +198,7 @@ async def record(table_id: str, request: Request,
     (R50: nothing about it reaches anyone else, not even that it was sent; D16).
     """
     room, viewer = await _room(request, table_id, invite)
-    data = (await deps.hub(request).record(room)).to_dict()
-    mine = {n for n, s in room.seats.items() if viewer is not None and s.player_id == viewer}
-    data["actions"] = [a for a in data["actions"] if a["do"] != "say" or a.get("to") is None
-                       or a["seat"] in mine or a["to"] in mine]
+    data = (await deps.hub(request).players_record(room, viewer)).to_dict()
     return JSONResponse(data, headers={
         "Content-Disposition": f'attachment; filename="trusis-{room.id}.json"'})
 

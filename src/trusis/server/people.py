@@ -83,7 +83,8 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
     hub = deps.hub(request)
     owner = await deps.identity(request).owner(request)
     room = await hub.room(table_id, owner.player.id if owner else None, invite)
-    record = await hub.record(room)  # refuses a running game
+    # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
+    record = await hub.players_record(room, owner.player.id if owner else None)
     if seat is not None and seat > len(record.players):
         raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
     return replay_step(record, seat, step)

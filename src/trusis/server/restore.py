@@ -61,8 +61,8 @@ async def load_room(store: Store, row: dict[str, Any], pace: float) -> Room:
     if room.table.state.running:
         stored_phase = row["deadline_phase"]
         room.deadline = row["deadline"] if stored_phase == room.phase_key() else None
-        if room.deadline is None:  # a phase with no stored deadline: give it a full one
-            room.deadline = (row["started_at"] or 0) + room.phase_seconds()
+        if room.deadline is None:  # a phase with no stored deadline: a full one from now
+            room.deadline = time.time() + room.phase_seconds()
         room.seat_bots(secrets.randbits(31))
         for number, seat in room.seats.items():
             if seat.kind in ("person", "program"):

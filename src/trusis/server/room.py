@@ -347,10 +347,11 @@ class Room:
                 self.former.add(held.player_id)
             self.seats[seat] = Seat("bot", name, None, kind)
             await self.store.set_bot_seat(self.id, seat, kind, name)
-            for client in list(self.clients):
-                if client.seat == seat:  # the person now watches; the seat is the bot's
-                    client.seat = None
-                    self.catch_up(client, None)
+            async with self.lock:  # a snapshot never shows an action still being stored
+                for client in list(self.clients):
+                    if client.seat == seat:  # the person now watches; the seat is the bot's
+                        client.seat = None
+                        self.catch_up(client, None)
             if self.bots is not None:
                 self.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
             self.broadcast_table()
@@ -369,14 +370,14 @@ class Room:
             return
         if self.bots is not None:
             self.bots.unseat(seat)
-        for client in list(self.clients):
-            if client.seat == seat:
-                client.seat = None
-                self.catch_up(client, None)
         self.seats[seat] = Seat("person", name, player_id)
         await self.store.set_person_seat(self.id, seat, player_id, name)
-        for client in list(self.clients):
-            if client.player_id == player_id:
-                client.seat = seat
-                self.catch_up(client, None)
+        async with self.lock:  # a snapshot never shows an action still being stored
+            for client in list(self.clients):
+                if client.seat == seat:
+                    client.seat = None
+                    self.catch_up(client, None)
+                if client.player_id == player_id:
+                    client.seat = seat
+                    self.catch_up(client, None)
         self.broadcast_table()

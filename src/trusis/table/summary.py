@@ -14,7 +14,7 @@ from trusis.table.table import Table
 
 
 def summary(table: Table) -> dict[str, Any]:
-    """Winner, roles, days (public votes as shown, real votes, the victim) and nights
+    """Winner, roles, days (the votes as everyone saw them, and the victim) and nights
     (kill votes, protections, strikes, sweeps, visions, deaths and revivals)."""
     state = table.state
     if state.running:
@@ -27,7 +27,7 @@ def summary(table: Table) -> dict[str, Any]:
     def start(kind: str, number: int) -> dict[str, Any]:
         entry: dict[str, Any] = {"number": number, "died": [], "revived": []}
         if kind == DAY:
-            entry.update(shown={}, votes={}, illusions={}, extra_votes={}, killed=None)
+            entry.update(shown={}, votes={}, killed=None)
             days.append(entry)
         else:
             entry.update(trusis_votes={}, target=None, protected_by=[], protects={},
@@ -46,11 +46,9 @@ def summary(table: Table) -> dict[str, Any]:
         elif code == "vote_withdrawn" and kind == DAY:
             current["shown"].pop(str(params["voter"]), None)
         elif code == "tally":
+            # Plain votes only: an illusion's real vote and the extra votes stay invisible
+            # even after the end (R23, D17); the grid shows illusions as everyone saw them.
             current["votes"] = {str(k): v for k, v in params["votes"].items()}
-            current["illusions"] = {str(k): {"shown": s, "target": t}
-                                    for k, (s, t) in params["illusions"].items()}
-            current["extra_votes"] = {str(k): v for k, v in params["extra_votes"].items()}
-            current["counts"] = {str(k): v for k, v in params["counts"].items()}
         elif code == "vote_killed":
             current["killed"] = params["seat"]
         elif code == "night_kills":
