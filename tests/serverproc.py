@@ -282,3 +282,36 @@ class Player:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.ws.close()
+
+
+def pass_to_the_end(server: ServerProcess, table_id: str, people: list[httpx.Client],
+                    timeout: float = 120.0) -> None:
+    """Each browser-like client (signed in by cookie) passes whenever it may, until every
+    one of them has seen the game end."""
+    from websockets.sync.client import connect
+
+    sockets = [connect(f"{server.ws_url}/ws/tables/{table_id}", additional_headers={
+        "Cookie": f"trusis_session={c.cookies.get('trusis_session')}"}).__enter__()
+        for c in people]
+    for ws in sockets:
+        ws.send(hello())
+    finished = [False] * len(sockets)
+    deadline = time.monotonic() + timeout
+    count = 0
+    while not all(finished) and time.monotonic() < deadline:
+        for i, ws in enumerate(sockets):
+            try:
+                message = json.loads(ws.recv(timeout=0.05))
+            except TimeoutError:
+                continue
+            if message["type"] not in ("snapshot", "events"):
+                continue
+            view = message["view"]
+            if view["status"] == "finished":
+                finished[i] = True
+            elif any(entry["do"] == "pass" for entry in view["legal"]):
+                count += 1
+                ws.send(act(f"p{count}", do="pass"))
+    for ws in sockets:
+        ws.close()
+    assert all(finished), "the game did not end in time"

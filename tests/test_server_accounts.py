@@ -16,7 +16,14 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from serverproc import Guest, Player, ServerProcess, postgres_available, running_server
+from serverproc import (
+    Guest,
+    Player,
+    ServerProcess,
+    pass_to_the_end,
+    postgres_available,
+    running_server,
+)
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not postgres_available(), reason="no PostgreSQL at TRUSIS_TEST_POSTGRES"))]
@@ -39,35 +46,6 @@ def _register(server: ServerProcess, name: str, password: str = "a long password
     reply = client.post("/api/accounts", json={"name": name, "password": password})
     assert reply.status_code == 201, reply.text
     return client
-
-
-def _pass_to_the_end(server: ServerProcess, table_id: str, people: list[httpx.Client]) -> None:
-    sockets = [connect(f"{server.ws_url}/ws/tables/{table_id}", additional_headers={
-        "Cookie": f"trusis_session={c.cookies.get('trusis_session')}"}).__enter__()
-        for c in people]
-    for ws in sockets:
-        ws.send(json.dumps({"type": "hello", "protocol": 1}))
-    finished = [False] * len(sockets)
-    deadline = time.monotonic() + 120
-    count = 0
-    while not all(finished) and time.monotonic() < deadline:
-        for i, ws in enumerate(sockets):
-            try:
-                message = json.loads(ws.recv(timeout=0.05))
-            except TimeoutError:
-                continue
-            if message["type"] not in ("snapshot", "events"):
-                continue
-            view = message["view"]
-            if view["status"] == "finished":
-                finished[i] = True
-            elif any(entry["do"] == "pass" for entry in view["legal"]):
-                count += 1
-                ws.send(json.dumps({"type": "act", "id": f"p{count}",
-                                    "action": {"do": "pass"}}))
-    for ws in sockets:
-        ws.close()
-    assert all(finished)
 
 
 def test_a_wrong_password_is_refused_and_a_brute_force_is_slowed_down(
@@ -109,7 +87,7 @@ def test_a_guest_who_registers_keeps_their_games_and_registered_players_are_rate
     eva.post("/api/guest", json={"name": "Eva"})
     guest_id = eva.get("/api/me").json()["player"]["id"]
     finn = _register(server, "Finn")
-    _pass_to_the_end(server, _new_table(eva, [eva, finn]), [eva, finn])
+    pass_to_the_end(server, _new_table(eva, [eva, finn]), [eva, finn])
     assert eva.post("/api/accounts", json={"name": "Eva", "password": "a long password"}
                     ).status_code == 201
     assert eva.get("/api/me").json()["player"]["id"] == guest_id  # the same player
@@ -118,7 +96,7 @@ def test_a_guest_who_registers_keeps_their_games_and_registered_players_are_rate
     assert profile["averages"]  # statistics aggregated by id (R63)
     # Two registered players now: their next game is rated (bots and guests are not).
     table_id = _new_table(eva, [eva, finn])
-    _pass_to_the_end(server, table_id, [eva, finn])
+    pass_to_the_end(server, table_id, [eva, finn])
     time.sleep(0.5)
     ratings = {p["name"]: p for p in eva.get("/api/leaderboard").json()["players"]}
     if eva.get(f"/api/players/{guest_id}").json()["games"][0]["team"] != \
@@ -166,7 +144,7 @@ def test_replays_follow_one_seats_own_stream_and_reveal_everything_after(
     hana = _register(server, "Hana")
     ivo = _register(server, "Ivo")
     table_id = _new_table(hana, [hana, ivo])
-    _pass_to_the_end(server, table_id, [hana, ivo])
+    pass_to_the_end(server, table_id, [hana, ivo])
     one = hana.get(f"/api/tables/{table_id}/replay", params={"seat": 1, "step": 1}).json()
     two = hana.get(f"/api/tables/{table_id}/replay", params={"seat": 2, "step": 1}).json()
     assert one["view"]["seat"] == 1 and two["view"]["seat"] == 2
@@ -184,7 +162,7 @@ def test_deleting_an_account_replaces_the_name_and_keeps_the_games_for_the_other
     jo = _register(server, "Jo")
     kim = _register(server, "Kim")
     table_id = _new_table(jo, [jo, kim])
-    _pass_to_the_end(server, table_id, [jo, kim])
+    pass_to_the_end(server, table_id, [jo, kim])
     assert kim.delete("/api/me").json() == {"deleted": True}
     assert kim.get("/api/me").status_code == 401
     record: dict[str, Any] = jo.get(f"/api/tables/{table_id}/record").json()
@@ -224,7 +202,7 @@ def test_a_players_copy_of_a_finished_game_holds_only_its_own_whispers_R50_D17(
             if message.get("id") == "w1":
                 assert message["type"] == "ack", message
                 break
-    _pass_to_the_end(server, table_id, [mia, noa])
+    pass_to_the_end(server, table_id, [mia, noa])
     assert "secret-mia-to-3" in mia.get(f"/api/tables/{table_id}/record").text
     assert "secret-mia-to-3" not in noa.get(f"/api/tables/{table_id}/record").text
     for step in (1, 5, 1000):

@@ -17,9 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import connect
 
-from serverproc import ServerProcess
+from serverproc import ServerProcess, pass_to_the_end
 from test_web_support import (
     DESKTOP,
     PHONE,
@@ -85,32 +84,9 @@ def rated_game(server: ServerProcess, names: tuple[str, str]) -> None:
     for _ in range(3):
         assert host.post(f"/api/tables/{table['id']}/bots", json={}).status_code == 200
     assert host.post(f"/api/tables/{table['id']}/start").status_code == 200
-    sockets = [connect(f"{server.ws_url}/ws/tables/{table['id']}", additional_headers={
-        "Cookie": f"trusis_session={c.cookies.get('trusis_session')}"}).__enter__() for c in people]
-    for ws in sockets:
-        ws.send(json.dumps({"type": "hello", "protocol": 1}))
-    done = [False] * len(sockets)
-    deadline = time.monotonic() + 120
-    count = 0
-    while not all(done) and time.monotonic() < deadline:
-        for i, ws in enumerate(sockets):
-            try:
-                message = json.loads(ws.recv(timeout=0.05))
-            except TimeoutError:
-                continue
-            if message["type"] not in ("snapshot", "events"):
-                continue
-            view = message["view"]
-            if view["status"] == "finished":
-                done[i] = True
-            elif any(entry["do"] == "pass" for entry in view["legal"]):
-                count += 1
-                ws.send(json.dumps({"type": "act", "id": f"p{count}", "action": {"do": "pass"}}))
-    for ws in sockets:
-        ws.close()
+    pass_to_the_end(server, table["id"], people)
     for client in people:
         client.close()
-    assert all(done)
 
 
 def no_sideways_scroll(page: Any) -> None:
