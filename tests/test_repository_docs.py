@@ -2,7 +2,8 @@
 
 The rule, for every text file of the repository (code, tests, docs, configuration):
 
-- it never cites `../shared` (documents outside the repository, dead on a clone);
+- it never cites the workplace folder beside the repository (`OUTSIDE` below: documents
+  that are dead on a clone);
 - every `NAME.md` it mentions exists in the repository, either relative to the file that
   mentions it or relative to the repository's root (`docs/rules.md` from anywhere, `rules.md`
   from inside `docs/`); names are case-sensitive, so `RULES.md` is not `docs/rules.md`;
@@ -77,11 +78,16 @@ def exists(cited: str, source: Path) -> bool:
     return False
 
 
+OUTSIDE = "/".join(("..", "sh" + "ared"))
+"""The folder beside the repository that the project's documents came from, spelled in
+parts so that this file, which looks for it, does not cite it itself."""
+
+
 def line_problems(line: str, source: Path) -> list[str]:
     """What is wrong with one line of `source`: an empty list when nothing is."""
     problems = []
-    if "../shared" in line:
-        problems.append("cites ../shared, which is outside the repository")
+    if OUTSIDE in line:
+        problems.append(f"cites {OUTSIDE}, which is outside the repository")
     line = URL.sub("", line)
     cited = set(MD_NAME.findall(line))
     if source.suffix == ".md":
@@ -111,7 +117,7 @@ def test_the_repository_cites_only_documents_it_contains() -> None:
 @pytest.mark.parametrize("line, bad", [
     ("see RULES.md R12", True),
     ("see docs/rules.md R12", False),
-    ("[rules](../shared/RULES.md)", True),
+    (f"[rules]({OUTSIDE}/RULES.md)", True),
     ("(RECORD.md `known`)", True),
     ("https://example.org/RULES.md is a web page", False),
     ("[licence](LICENSE)", False),
