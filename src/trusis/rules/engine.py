@@ -277,33 +277,33 @@ def _choice(state: GameState, action: Action, out: list[Event]) -> None:
                      (seat,)))
 
 
-def _sweep(state: GameState, action: Action, out: list[Event]) -> None:
-    """R27: TRUSIS, CASTAWAY or NEITHER, at once and once a night."""
+def _instant(state: GameState, action: Action, power: str, used: set[int],
+             already: str) -> tuple[int, int]:
+    """R13, R27: the checks of a power answered at once: final, once a night, no withdrawal.
+    Returns the seat and its target; marks the power used for tonight."""
     seat = _check_actor(state, action.seat)
-    _check_power(state, seat, SWEEP)
-    if seat in state.swept:
-        raise IllegalAction("already_swept")
+    _check_power(state, seat, power)
+    if seat in used:
+        raise IllegalAction(already)
     target = action.target
     if target is None:
-        raise IllegalAction("cannot_withdraw", power=SWEEP)
-    _check_target(state, seat, SWEEP, target)
+        raise IllegalAction("cannot_withdraw", power=power)
+    _check_target(state, seat, power, target)
+    used.add(seat)
+    return seat, target
+
+
+def _sweep(state: GameState, action: Action, out: list[Event]) -> None:
+    """R27: TRUSIS, CASTAWAY or NEITHER, at once and once a night."""
+    seat, target = _instant(state, action, SWEEP, state.swept, "already_swept")
     role = state.roles[target]
     fact = role if role in (TRUSIS, CASTAWAY) else "NEITHER"
-    state.swept.add(seat)
     _result(state, out, seat, "sweep_result", target, "result", fact)
 
 
 def _foresee(state: GameState, action: Action, out: list[Event]) -> None:
     """R27: the exact role, at once and once a night."""
-    seat = _check_actor(state, action.seat)
-    _check_power(state, seat, FORESEE)
-    if seat in state.foreseen:
-        raise IllegalAction("already_foreseen")
-    target = action.target
-    if target is None:
-        raise IllegalAction("cannot_withdraw", power=FORESEE)
-    _check_target(state, seat, FORESEE, target)
-    state.foreseen.add(seat)
+    seat, target = _instant(state, action, FORESEE, state.foreseen, "already_foreseen")
     _result(state, out, seat, "foresee_result", target, "role", state.roles[target])
 
 

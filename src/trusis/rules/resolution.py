@@ -243,15 +243,8 @@ def start_next_phase(state: GameState, out: list[Event]) -> None:
         state.number += 1
         state.pending_extra = state.extra_votes
     state.extra_votes = {}
-    # _clear_choices, inlined. New tables, never cleared ones: the phase's events hold
-    # the old ones (see the tally's note).
-    state.votes = {}
-    state.illusions = {}
-    state.protects = {}
-    state.kamikazes = {}
-    state.revives = {}
-    state.swept = set()
-    state.foreseen = set()
+    # New tables, never cleared ones: the phase's events hold the old ones (the tally's note).
+    _clear_choices(state)
     n = state.n
     state.passed = passed = [True] + [False] * n
     state.seq += 1  # state.emit, inlined
