@@ -6,7 +6,7 @@
 import { append, h } from "./dom.js";
 import { del, post } from "./api.js";
 import { t } from "./i18n.js";
-import { announce, banner, confirmDialog } from "./dialogs.js";
+import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
@@ -198,17 +198,8 @@ export function accountDialog(app, mode = "login") {
     }
   }
 
-  let closed = false;
-  function done() {
-    if (closed) return;
-    closed = true;
-    dlg.close();
-    dlg.remove();
-  }
-  dlg.addEventListener("cancel", (ev) => { ev.preventDefault(); done(); });
   setMode(mode);
-  document.body.append(dlg);
-  dlg.showModal();
+  const done = showModal(dlg);
   (name.value ? password : name).focus();
   return dlg;
 }

@@ -3,6 +3,25 @@
 import { $, append, h, prefersReducedMotion } from "./dom.js";
 import { t } from "./i18n.js";
 
+/**
+ * Open `dlg` as a modal dialog; Escape closes it too. Returns the function that closes
+ * it, once (later calls do nothing), removes it from the page and then calls `onClose`.
+ */
+export function showModal(dlg, onClose = null) {
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    dlg.close();
+    dlg.remove();
+    onClose?.();
+  };
+  dlg.addEventListener("cancel", (ev) => { ev.preventDefault(); close(); });
+  document.body.append(dlg);
+  dlg.showModal();
+  return close;
+}
+
 /** Say something to screen readers, politely (the live region is in index.html). */
 export function announce(text) {
   const region = $("#announcer");
@@ -48,19 +67,10 @@ export function confirmDialog({ title, body, confirm, cancel, danger = false, ex
       extra,
       h("div", { class: "dialog-buttons" }, no, yes),
     ]);
-    let answered = false;
-    const done = (value) => {
-      if (answered) return;
-      answered = true;
-      dlg.close();
-      dlg.remove();
-      resolve(value);
-    };
-    no.addEventListener("click", () => done(false));
-    yes.addEventListener("click", () => done(true));
-    dlg.addEventListener("cancel", (ev) => { ev.preventDefault(); done(false); });
-    document.body.append(dlg);
-    dlg.showModal();
+    let answer = false;
+    const close = showModal(dlg, () => resolve(answer));
+    no.addEventListener("click", close);
+    yes.addEventListener("click", () => { answer = true; close(); });
     (danger ? no : yes).focus();
   });
 }

@@ -5,7 +5,7 @@
 import { append, clockTime, fill, h } from "./dom.js";
 import { get, post } from "./api.js";
 import { lang, phaseName, seatName, t } from "./i18n.js";
-import { announce } from "./dialogs.js";
+import { announce, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
 
 const REASON_MAX = 1000;
@@ -70,16 +70,7 @@ export function reportDialog(tableId, players, mySeat, onSent = null) {
     onSent?.();
   }
 
-  let closed = false;
-  function done() {
-    if (closed) return;
-    closed = true;
-    dlg.close();
-    dlg.remove();
-  }
-  dlg.addEventListener("cancel", (ev) => { ev.preventDefault(); done(); });
-  document.body.append(dlg);
-  dlg.showModal();
+  const done = showModal(dlg);
   seat.focus();
   return dlg;
 }
