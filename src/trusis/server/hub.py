@@ -218,11 +218,7 @@ class Hub:
         room.broadcast_table()
         # The deal emits no event (D12): a client connected in the lobby gets its seat's
         # first view as a snapshot (and its seat, if it sat down after connecting).
-        for client in list(room.clients):
-            # Always from the seats as they are now: a client that sat down and stood up
-            # again in the lobby must not keep a seat number that is someone else's.
-            client.seat = room.seat_of(client.player_id)
-            room.catch_up(client, None)
+        room.reseat(everyone=True)
         # A person or program not connected when the game starts is away from its first
         # second: its grace period runs (R52), as if it had dropped, and no phase waits.
         for number, held in room.seats.items():

@@ -179,6 +179,17 @@ class Room:
         client.send_events(client.seq, events,
                            dumps(view(table.state, client.seat, chat=False)), self.clock())
 
+    def reseat(self, everyone: bool = False) -> None:
+        """After seats change hands: each client plays the seat its player holds now (or
+        watches), and starts again from a snapshot when that changed (`everyone`: every
+        client, as at the start). Seats always come from the room's seats, never from what
+        a connection held before: a client must not keep a number that is someone else's."""
+        for client in list(self.clients):
+            seat = self.seat_of(client.player_id)
+            if everyone or seat != client.seat:
+                client.seat = seat
+                self.catch_up(client, None)
+
     def push(self) -> None:
         for client in list(self.clients):
             self.push_to(client)
@@ -348,10 +359,7 @@ class Room:
             self.seats[seat] = Seat("bot", name, None, kind)
             await self.store.set_bot_seat(self.id, seat, kind, name)
             async with self.lock:  # a snapshot never shows an action still being stored
-                for client in list(self.clients):
-                    if client.seat == seat:  # the person now watches; the seat is the bot's
-                        client.seat = None
-                        self.catch_up(client, None)
+                self.reseat()  # the person now watches; the seat is the bot's
             if self.bots is not None:
                 self.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
             self.broadcast_table()
@@ -373,11 +381,5 @@ class Room:
         self.seats[seat] = Seat("person", name, player_id)
         await self.store.set_person_seat(self.id, seat, player_id, name)
         async with self.lock:  # a snapshot never shows an action still being stored
-            for client in list(self.clients):
-                if client.seat == seat:
-                    client.seat = None
-                    self.catch_up(client, None)
-                if client.player_id == player_id:
-                    client.seat = seat
-                    self.catch_up(client, None)
+            self.reseat()
         self.broadcast_table()

@@ -201,9 +201,8 @@ async def _apply(room: Room, client: Client, message: Act) -> None:
         if outcome.refusal is None:
             reply = {"type": "ack", "id": message.id, "seq": client.seq}
         else:
-            err = outcome.refusal
+            err = outcome.refusal  # rendered from the same catalogue as err.message()
             reply = _refusal(room, err.code, err.params, client.lang)
-            reply["message"] = err.message(client.lang, _namer(room))
     reply["id"] = message.id
     room.remember(client.player_id, message.id, reply)
     client.send(dumps(reply))
