@@ -1,6 +1,7 @@
 """Load: N tables x 10 protocol clients on loopback, against `trusis serve` and a bare server.
 
-Usage: .venv/bin/python bench/load.py --tables N --seconds S [--processes P] [--think T]
+Usage: .venv/bin/python bench/load.py --tables N --seconds S [--processes N[,N...]]
+                                      [--client-processes P] [--think T]
                                       [--spy FILE | --profile FILE] [--only trusis|bare]
 
 First `trusis serve` (a subprocess: uvicorn with ws="websockets-sansio", a fresh
@@ -13,6 +14,20 @@ number and with one command in flight each, against bench/bare.py: a bare
 FastAPI WebSocket server that broadcasts each message to the 10 clients of its
 room, its frames padded to the game server's mean frame size: the transport's
 limit on this machine.
+
+`--processes N` runs the game server as N `trusis serve` processes instead (issue
+13's cluster): one fresh PostgreSQL database of the bench's own on the machine's
+server (TRUSIS_TEST_POSTGRES, as the tests; dropped afterwards), one redis-server
+of its own on a spare port (nothing kept on disk), and every process given
+`--database` and `--redis` and the same TRUSIS_SECRET. Client i of a table
+connects to process i mod N, takes its seat through it, and tables are created
+and started through the processes in turn: no client sticks to the process that
+owns its game. `--processes 1,2` runs 1 process, then 2, then the bare server,
+in one run; the 1-process figure is then the cluster's own overhead (PostgreSQL
+and Redis), and without `--processes` the server runs as by default, one process
+on SQLite. For several processes it also prints each process's CPU and what its
+/api/health said during the window (highest loop_lag_ms, send_queue and
+commit_queue; games owned and followed), and how the sizes scale.
 
 With `--think 0` (the default) every client sends its next command as soon as the
 last is answered: that measures throughput, and the latencies are then only
@@ -27,8 +42,9 @@ p99, frames out per second, the CPU each side used, and the server's memory per
 table (its RSS after the run less its RSS before, divided by the tables); then
 the ratio of the two throughputs; also the server's CPU time per action and the
 CPU that other processes of this machine used meanwhile (figures taken on a
-shared machine say how shared it was). Clients run in P processes (asyncio and
-the `websockets` library), tables split between them. The run is bounded in
+shared machine say how shared it was). Clients run in P client processes
+(`--client-processes`; asyncio and the `websockets` library), tables split
+between them. The run is bounded in
 tables and time and stops by itself. `--spy FILE` samples both servers with
 py-spy (`pip install py-spy` into .venv) and prints where their event loops
 spend their time; `--profile FILE` runs the game server under cProfile instead
@@ -40,15 +56,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import multiprocessing as mp
 import os
 import pstats
 import random
+import re
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Barrier
@@ -166,11 +187,12 @@ class Slot:
 class ClientRun:
     """Every client of one client process, and what they measured."""
 
-    def __init__(self, kind: str, port: int, slots: list[int], seconds: float,
+    def __init__(self, kind: str, ports: list[int], slots: list[int], seconds: float,
                  think: float) -> None:
         self.kind = kind
         self.think = think
-        self.port = port
+        self.ports = ports
+        """One per server process: the client of index i of a table uses ports[i % len]."""
         self.numbers = slots
         self.seconds = seconds
         self.stats = Stats()
@@ -178,13 +200,14 @@ class ClientRun:
         self.acting = False
         self.slots: list[Slot] = []
         self.sent: dict[str, list[float]] = {}  # bare: message id -> [send time, receipts]
-        self.http: httpx.AsyncClient | None = None
+        self.https: list[httpx.AsyncClient] = []
 
     # -- set-up ------------------------------------------------------------
 
     async def setup(self) -> None:
-        self.http = httpx.AsyncClient(base_url=f"http://{HOST}:{self.port}", timeout=120,
-                                      limits=httpx.Limits(max_connections=16))
+        self.https = [httpx.AsyncClient(base_url=f"http://{HOST}:{port}", timeout=120,
+                                        limits=httpx.Limits(max_connections=16))
+                      for port in self.ports]
         gate = asyncio.Semaphore(8)
 
         async def one(number: int) -> Slot:
@@ -192,8 +215,8 @@ class ClientRun:
                 slot = Slot(self, number)
                 if self.kind == "trusis":
                     for index in range(SEATS):
-                        reply = await self.http_().post("/api/guest",
-                                                        json={"name": f"T{number}.{index}"})
+                        reply = await self.http_(index).post(
+                            "/api/guest", json={"name": f"T{number}.{index}"})
                         slot.seats.append(Seat(slot, index, reply.json()["token"]))
                     await self.new_table(slot)
                 else:
@@ -204,20 +227,31 @@ class ClientRun:
 
         self.slots = list(await asyncio.gather(*(one(n) for n in self.numbers)))
 
-    def http_(self) -> httpx.AsyncClient:
-        assert self.http is not None
-        return self.http
+    def http_(self, index: int) -> httpx.AsyncClient:
+        """The HTTP client of server process `index` (modulo their number)."""
+        assert self.https
+        return self.https[index % len(self.https)]
+
+    def port_(self, index: int) -> int:
+        return self.ports[index % len(self.ports)]
 
     async def new_table(self, slot: Slot) -> None:
-        http = self.http_()
+        """A table created and started through one process (tables take turns), each seat
+        taken through the process its client plays on."""
+        http = self.http_(slot.number)
         host = {"Authorization": f"Bearer {slot.seats[0].token}"}
         reply = await http.post("/api/tables", headers=host, json={
             "name": f"load {slot.number}", "seats": SEATS, "day_seconds": 30,
             "night_seconds": 15})
+        if reply.status_code != 201:
+            raise RuntimeError(reply.text)
         slot.table_id = reply.json()["id"]
         for seat in slot.seats:
-            reply = await http.post(f"/api/tables/{slot.table_id}/seats", json={},
-                                    headers={"Authorization": f"Bearer {seat.token}"})
+            reply = await self.http_(seat.index).post(
+                f"/api/tables/{slot.table_id}/seats", json={},
+                headers={"Authorization": f"Bearer {seat.token}"})
+            if reply.status_code != 200:
+                raise RuntimeError(reply.text)
             seat.seat = reply.json()["seat"]
         reply = await http.post(f"/api/tables/{slot.table_id}/start", headers=host)
         if reply.status_code != 200:
@@ -230,13 +264,15 @@ class ClientRun:
                 seat.view, seat.news, seat.pending = None, [], None
                 seat.phase, seat.waits, seat.acted, seat.force_pass = ("", 0), 0, 0, False
                 seat.ws = await websockets.connect(
-                    f"ws://{HOST}:{self.port}/ws/tables/{slot.table_id}", max_size=None,
+                    f"ws://{HOST}:{self.port_(seat.index)}/ws/tables/{slot.table_id}",
+                    max_size=None,
                     compression=COMPRESSION,
                     additional_headers={"Authorization": f"Bearer {seat.token}"})
                 await seat.ws.send(orjson.dumps({"type": "hello", "protocol": 1}).decode())
             else:
                 seat.ws = await websockets.connect(
-                    f"ws://{HOST}:{self.port}/ws/{slot.table_id}", max_size=None,
+                    f"ws://{HOST}:{self.port_(seat.index)}/ws/{slot.table_id}",
+                    max_size=None,
                     compression=COMPRESSION)
             slot.tasks.append(asyncio.create_task(self.read(seat)))
 
@@ -470,8 +506,8 @@ class ClientRun:
                 if seat.ws is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(seat.ws.close(), 5)
-        if self.http is not None:
-            await self.http.aclose()
+        for http in self.https:
+            await http.aclose()
         stats = self.stats
         return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
@@ -479,10 +515,10 @@ class ClientRun:
                 "sample": stats.sample}
 
 
-def client_process(kind: str, port: int, slots: list[int], seconds: float, think: float,
-                   barrier: Barrier, results: Any) -> None:
+def client_process(kind: str, ports: list[int], slots: list[int], seconds: float,
+                   think: float, barrier: Barrier, results: Any) -> None:
     try:
-        results.put(asyncio.run(ClientRun(kind, port, slots, seconds, think).main(barrier)))
+        results.put(asyncio.run(ClientRun(kind, ports, slots, seconds, think).main(barrier)))
     except BaseException as err:  # tell the parent rather than leave it at the barrier
         barrier.abort()
         results.put({"error": repr(err)})
@@ -491,88 +527,283 @@ def client_process(kind: str, port: int, slots: list[int], seconds: float, think
 # -- the servers, and the run of each (in the parent) ------------------------------
 
 
-def start_server(kind: str, port: int, folder: Path, pad: int,
-                 profile: str | None) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, PYTHONUNBUFFERED="1", BARE_PAD=str(pad))
-    if (folder / "filler.txt").exists():
-        env["BARE_FILLER"] = str(folder / "filler.txt")
-    if kind == "trusis":
-        command = [sys.executable, *(["-m", "cProfile", "-o", profile] if profile else []),
-                   "-m", "trusis", "serve", "--host", HOST, "--port", str(port),
-                   "--database", f"sqlite:///{folder / 'load.db'}", "--bot-pace", "0",
-                   "--log-level", "warning"]
-    else:
-        command = [sys.executable, "-m", "uvicorn", "bare:app", "--app-dir", str(BENCH),
-                   "--host", HOST, "--port", str(port), "--ws", "websockets-sansio",
-                   "--log-level", "warning"]
-    log = open(folder / f"{kind}.log", "ab")  # noqa: SIM115 - the child keeps it
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    path = "/api/health" if kind == "trusis" else "/health"
+POSTGRES = os.environ.get("TRUSIS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+"""The PostgreSQL server to create the bench's databases on (as tests/serverproc.py)."""
+HEALTH_FIGURES = ("loop_lag_ms", "send_queue", "commit_queue")
+"""Figures of /api/health whose highest value in the window is printed (when a process
+answers them): the ones that say a process is overloaded."""
+
+
+@dataclass
+class Servers:
+    """The server processes of one run, and what they stand on."""
+
+    name: str
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    ports: list[int] = field(default_factory=list)
+    database: str = ""  # a PostgreSQL database of the bench's own, dropped afterwards
+    redis: subprocess.Popen[bytes] | None = None
+
+
+@functools.cache
+def serve_options() -> frozenset[str]:
+    """The options `trusis serve --help` lists: what this checkout's server accepts."""
+    env = dict(os.environ, COLUMNS="200", TERM="dumb", NO_COLOR="1")
+    out = subprocess.run([sys.executable, "-m", "trusis", "serve", "--help"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return frozenset(re.findall(r"(?<![\w-])--[a-z][a-z-]*", out))
+
+
+async def _postgres(statement: str) -> None:
+    import asyncpg  # type: ignore[import-untyped]
+
+    conn = await asyncpg.connect(POSTGRES, timeout=10)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+def new_postgres() -> str:
+    """A fresh PostgreSQL database on the machine's server: its URL."""
+    name = f"trusis_load_{secrets.token_hex(6)}"
+    try:
+        asyncio.run(_postgres(f'CREATE DATABASE "{name}"'))
+    except (OSError, ImportError) as err:
+        raise SystemExit(f"no PostgreSQL at {POSTGRES} (TRUSIS_TEST_POSTGRES): {err!r}") \
+            from err
+    return f"{POSTGRES.rsplit('/', 1)[0]}/{name}"
+
+
+def drop_postgres(url: str) -> None:
+    asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)'))
+
+
+def start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server of the bench's own on a spare port, nothing kept on disk."""
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not Path(binary).exists():
+        raise SystemExit("several processes need Redis: install redis-server")
+    port = free_port()
+    log = open(folder / "redis.log", "ab")  # noqa: SIM115 - the child keeps it
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "",
+                             "--appendonly", "no", "--dir", str(folder)],
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"redis-server exited:\n{tail(folder / 'redis.log')}")
+        with contextlib.suppress(OSError), socket.create_connection((HOST, port), 1) as sock:
+            sock.sendall(b"PING\r\n")
+            if sock.recv(16).startswith(b"+PONG"):
+                return proc, f"redis://{HOST}:{port}/0"
+        time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("redis-server did not answer")
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    with contextlib.suppress(OSError):
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    return ""
+
+
+def wait_healthy(proc: subprocess.Popen[bytes], port: int, path: str, log: Path,
+                 what: str) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"the {kind} server exited; see {folder / (kind + '.log')}")
+            raise SystemExit(f"the {what} exited:\n{tail(log)}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"http://{HOST}:{port}{path}", timeout=1).status_code == 200:
-                return proc
+                return
         time.sleep(0.1)
     proc.kill()
-    raise SystemExit(f"the {kind} server did not answer")
+    raise SystemExit(f"the {what} did not answer:\n{tail(log)}")
 
 
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.send_signal(signal.SIGINT)  # a clean stop, so that cProfile writes its file
+def start_trusis(size: int | None, folder: Path, profile: str | None) -> Servers:
+    """`trusis serve`: without a size, one process on a fresh SQLite file (as a user runs
+    it by default); with one, `size` processes on one fresh PostgreSQL database and, if
+    the server has --redis, one Redis of the bench's own. The processes start one after
+    the other (the first migrates the database); all share the secret that signs tokens."""
+    servers = Servers(name="")
+    options = serve_options()
+    env = dict(os.environ, PYTHONUNBUFFERED="1", TRUSIS_SECRET=secrets.token_urlsafe(32),
+               XDG_DATA_HOME=str(folder / "data"))
+    common = ["--host", HOST, "--bot-pace", "0", "--log-level", "warning"]
     try:
-        proc.wait(60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        if size is None:
+            common += ["--database", f"sqlite:///{folder / 'load.db'}"]
+            servers.name = "trusis serve (1 process, SQLite)"
+            size = 1
+        else:
+            servers.database = new_postgres()
+            common += ["--database", servers.database]
+            store = "PostgreSQL"
+            if "--redis" in options:
+                servers.redis, redis_url = start_redis(folder)
+                common += ["--redis", redis_url]
+                store += " + Redis"
+            servers.name = f"trusis serve ({size} process{'es' * (size > 1)}, {store})"
+        for index in range(size):
+            port = free_port()
+            node = ["--node", f"load{index + 1}"] if "--node" in options and \
+                servers.redis is not None else []
+            command = [sys.executable,
+                       *(["-m", "cProfile", "-o", profile] if profile and index == 0 else []),
+                       "-m", "trusis", "serve", "--port", str(port), *common, *node]
+            log_path = folder / f"trusis-{size}-{index + 1}.log"
+            log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
+            proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+            servers.procs.append(proc)
+            servers.ports.append(port)
+            wait_healthy(proc, port, "/api/health", log_path,
+                         f"trusis server (process {index + 1} of {size})")
+    except BaseException:
+        stop_servers(servers)
+        raise
+    return servers
 
 
-def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0) -> dict[str, Any]:
+def start_bare(folder: Path, pad: int) -> Servers:
+    env = dict(os.environ, PYTHONUNBUFFERED="1", BARE_PAD=str(pad))
+    if (folder / "filler.txt").exists():
+        env["BARE_FILLER"] = str(folder / "filler.txt")
     port = free_port()
-    proc = start_server(kind, port, folder, pad, args.profile if kind == "trusis" else None)
+    log_path = folder / "bare.log"
+    log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "bare:app", "--app-dir",
+                             str(BENCH), "--host", HOST, "--port", str(port), "--ws",
+                             "websockets-sansio", "--log-level", "warning"],
+                            stdout=log, stderr=subprocess.STDOUT, env=env)
+    servers = Servers(name="bare", procs=[proc], ports=[port])
     try:
-        rss_before = rss_kib(proc.pid)
+        wait_healthy(proc, port, "/health", log_path, "bare server")
+    except BaseException:
+        stop_servers(servers)
+        raise
+    return servers
+
+
+def stop_servers(servers: Servers) -> None:
+    """A clean stop of every process (SIGINT, so that cProfile writes its file), then
+    Redis, then the database."""
+    for proc in servers.procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+    for proc in servers.procs:
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if servers.redis is not None:
+        servers.redis.terminate()
+        try:
+            servers.redis.wait(10)
+        except subprocess.TimeoutExpired:
+            servers.redis.kill()
+            servers.redis.wait()
+    if servers.database:
+        drop_postgres(servers.database)
+
+
+class HealthWatch:
+    """Every second of the window, each process's /api/health: the highest of the
+    figures that say it is overloaded, and its last answer."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.peaks: list[dict[str, float]] = [{} for _ in ports]
+        self.last: list[dict[str, Any]] = [{} for _ in ports]
+        self.failures = [0 for _ in ports]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+
+    def watch(self) -> None:
+        with httpx.Client(timeout=2) as http:
+            while not self.stop.wait(1.0):
+                for index, port in enumerate(self.ports):
+                    try:
+                        reply = http.get(f"http://{HOST}:{port}/api/health")
+                        answer = reply.json()
+                    except (httpx.HTTPError, ValueError):
+                        self.failures[index] += 1
+                        continue
+                    if reply.status_code != 200:
+                        self.failures[index] += 1
+                    self.last[index] = answer
+                    for key in HEALTH_FIGURES:
+                        if isinstance(answer.get(key), int | float):
+                            peak = self.peaks[index]
+                            peak[key] = max(peak.get(key, 0.0), float(answer[key]))
+
+    def __enter__(self) -> HealthWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join(10)
+
+
+def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
+        size: int | None = None) -> dict[str, Any]:
+    profile = profile_file(args.profile, size) if args.profile else None
+    servers = start_trusis(size, folder, profile) if kind == "trusis" else \
+        start_bare(folder, pad)
+    pids = [proc.pid for proc in servers.procs]
+    try:
+        rss_before = [rss_kib(pid) for pid in pids]
         context = mp.get_context("fork")
-        barrier = context.Barrier(args.processes + 1, timeout=900)
+        barrier = context.Barrier(args.client_processes + 1, timeout=900)
         results = context.Queue()
         numbers = list(range(args.tables))
         workers = [context.Process(target=client_process, daemon=True, args=(
-            kind, port, numbers[i::args.processes], args.seconds, args.think, barrier,
-            results))
-            for i in range(args.processes)]
+            kind, servers.ports, numbers[i::args.client_processes], args.seconds, args.think,
+            barrier, results))
+            for i in range(args.client_processes)]
         for worker in workers:
             worker.start()
         set_up = time.perf_counter()
         barrier.wait()
         set_up = time.perf_counter() - set_up
-        cpu = cpu_seconds(proc.pid)
+        cpu = [cpu_seconds(pid) for pid in pids]
+        redis_cpu = cpu_seconds(servers.redis.pid) if servers.redis else 0.0
         busy = machine_busy()
         spy = None
         if args.spy:
             spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")), "record",
-                                    "--pid", str(proc.pid), "--rate", "250", "--format", "raw",
+                                    "--pid", str(pids[0]), "--rate", "250", "--format", "raw",
                                     "--duration", str(int(args.seconds)),
-                                    "--output", spy_file(args.spy, kind)],
+                                    "--output", spy_file(args.spy, kind, size)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        barrier.wait()
+        with HealthWatch(servers.ports if kind == "trusis" else []) as health:
+            barrier.wait()
         if spy is not None:
             spy.wait(60)
-        cpu = cpu_seconds(proc.pid) - cpu
-        busy = tuple(b - a for a, b in zip(busy, machine_busy(), strict=True))
-        rss_after = rss_kib(proc.pid)
+        cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu, strict=True)]
+        if servers.redis is not None:
+            redis_cpu = cpu_seconds(servers.redis.pid) - redis_cpu
+        now = machine_busy()
+        busy = (now[0] - busy[0], now[1] - busy[1])
+        rss_after = [rss_kib(pid) for pid in pids]
         parts = [results.get(timeout=120) for _ in workers]
         for worker in workers:
             worker.join(30)
     finally:
-        stop_server(proc)
+        stop_servers(servers)
     failed = [p["error"] for p in parts if "error" in p]
     if failed:
         raise SystemExit(f"a client process failed: {failed}")
-    total: dict[str, Any] = {"acks": [], "broadcasts": [], "set_up": set_up, "server_cpu": cpu,
+    total: dict[str, Any] = {"acks": [], "broadcasts": [], "set_up": set_up,
+                             "server_cpu": sum(cpu), "process_cpu": cpu,
+                             "redis_cpu": redis_cpu, "redis": servers.redis is not None,
                              "machine_busy": busy[0], "machine_total": busy[1],
-                             "rss_before": rss_before, "rss_after": rss_after}
+                             "rss_before": sum(rss_before), "rss_after": sum(rss_after),
+                             "name": servers.name, "peaks": health.peaks,
+                             "health": health.last, "unhealthy": health.failures}
     for part in parts:
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]
@@ -586,7 +817,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0) -> dict
 
 def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
     elapsed = r["elapsed"]
-    rate = r["acked"] / elapsed
+    rate = float(r["acked"] / elapsed)
     ms = 1000.0
     per_table = (r["rss_after"] - r["rss_before"]) / tables
     print(f"{name}: {tables} tables x {SEATS} clients, {elapsed:.1f} s "
@@ -600,15 +831,28 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"({len(r['broadcasts'])} samples)")
     print(f"  frames out {r['frames'] / elapsed:9.0f}/s, "
           f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each")
-    others = r["machine_busy"] - r["server_cpu"] - r["cpu"]
+    others = r["machine_busy"] - r["server_cpu"] - r["cpu"] - r["redis_cpu"]
     cores = r["machine_total"] / elapsed
     print(f"  server CPU per {unit[:-1]} {r['server_cpu'] / max(1, r['acked']) * ms:.2f} ms "
           f"(per frame out {r['server_cpu'] / max(1, r['frames']) * 1e6:.0f} us)")
     print(f"  server CPU {r['server_cpu'] / elapsed * 100:5.0f}%, client CPU "
-          f"{r['cpu'] / elapsed * 100:5.0f}% (of one core); other processes on this machine "
+          f"{r['cpu'] / elapsed * 100:5.0f}% (of one core); "
+          + (f"redis-server {r['redis_cpu'] / elapsed * 100:.0f}%; " if r["redis"] else "")
+          + f"other processes on this machine (PostgreSQL among them) "
           f"{max(0.0, others) / elapsed * 100:.0f}% (of {cores:.0f} cores)")
     print(f"  server RSS {r['rss_before'] / 1024:.0f} MiB -> {r['rss_after'] / 1024:.0f} MiB: "
           f"{per_table:.0f} KiB per table")
+    if len(r["process_cpu"]) > 1 or any(r["peaks"]):
+        for index, cpu in enumerate(r["process_cpu"]):
+            health = r["health"][index] if index < len(r["health"]) else {}
+            peaks = r["peaks"][index] if index < len(r["peaks"]) else {}
+            shown = [f"CPU {cpu / elapsed * 100:.0f}%"]
+            shown += [f"{key} max {value:g}" for key, value in peaks.items()]
+            shown += [f"{key} {health[key]}" for key in ("owned", "followed", "clients",
+                                                         "redis") if key in health]
+            if r["unhealthy"][index]:
+                shown.append(f"{r['unhealthy'][index]} health checks failed")
+            print(f"  process {index + 1}: " + ", ".join(shown))
     return rate
 
 
@@ -619,8 +863,17 @@ def print_profile(path: str, top: int = 35) -> None:
     stats.sort_stats("cumulative").print_stats(top)
 
 
-def spy_file(path: str, kind: str) -> str:
-    return path if kind == "trusis" else f"{path}.bare"
+def spy_file(path: str, kind: str, size: int | None = None) -> str:
+    """Where py-spy writes: FILE for the game server on SQLite, FILE.2p for its first
+    process of 2, FILE.bare for the bare server."""
+    if kind != "trusis":
+        return f"{path}.bare"
+    return path if size is None else f"{path}.{size}p"
+
+
+def profile_file(path: str, size: int | None) -> str:
+    """Where cProfile writes for one size (the first process of several)."""
+    return path if size is None else f"{path}.{size}p"
 
 
 IDLE = ("Runner.run (runners.py", "_connection_worker_thread (core.py:59)",
@@ -654,11 +907,28 @@ def print_spy(path: str, name: str, top: int = 30) -> None:
         print(f"    {100 * n / total:5.1f}%  {frame}")
 
 
+def sizes(text: str) -> list[int]:
+    """--processes: one size, or several separated by commas (`1,2`)."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("server process counts, e.g. 2 or 1,2") from None
+    if not values or not all(1 <= v <= 8 for v in values):
+        raise argparse.ArgumentTypeError("server process counts 1..8, e.g. 2 or 1,2")
+    return values
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--processes", type=int, default=1, help="client processes")
+    parser.add_argument("--processes", type=sizes, metavar="N[,N...]",
+                        help="run `trusis serve` as N processes on one fresh PostgreSQL "
+                             "database and one Redis, the clients of every table spread "
+                             "across them; 1,2: one size after the other (default: one "
+                             "process on SQLite)")
+    parser.add_argument("--client-processes", type=int, default=1, metavar="P",
+                        help="client processes (tables split between them)")
     parser.add_argument("--think", type=float, default=0.0, metavar="SECONDS",
                         help="mean pause of each client before each command (exponential); "
                              "0: as fast as the server answers, its throughput")
@@ -669,34 +939,53 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.tables <= MAX_TABLES or not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--tables 1..{MAX_TABLES}, --seconds up to {MAX_SECONDS}")
-    if not 1 <= args.processes <= 8:
-        parser.error("--processes 1..8")
+    if not 1 <= args.client_processes <= 8:
+        parser.error("--client-processes 1..8")
+    counts: list[int | None] = list(args.processes) if args.processes else [None]
+    if args.only != "bare" and any(n is not None and n > 1 for n in counts) and \
+            "--redis" not in serve_options():
+        print("note: this `trusis serve` has no --redis yet: several processes cannot share "
+              "games, so only the sizes of 1 process run (on PostgreSQL)")
+        counts = [n for n in counts if n is None or n == 1]
+    rates: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="trusis-load-") as tmp:
         folder = Path(tmp)
-        trusis_rate = bare_rate = None
         pad = 1500
         if args.only != "bare":
-            game = run("trusis", args, folder)
-            trusis_rate = report("trusis serve", "actions", game, args.tables)
-            pad = int(game["bytes"] / max(1, game["frames"]))
-            if game["sample"]:
-                (folder / "filler.txt").write_text(game["sample"])
+            for count in counts:
+                game = run("trusis", args, folder, size=count)
+                rates[game["name"]] = report(game["name"], "actions", game, args.tables)
+                if not (folder / "filler.txt").exists() and game["sample"]:
+                    pad = int(game["bytes"] / max(1, game["frames"]))
+                    (folder / "filler.txt").write_text(game["sample"])
+        bare_rate = None
         if args.only != "trusis":
             bare = run("bare", args, folder, pad)
-            bare_rate = report(f"bare broadcast (frames padded to {pad} bytes of game text)",
-                               "messages", bare, args.tables)
-        if trusis_rate is not None and bare_rate and args.think == 0:
-            print(f"ratio: trusis serve carries {trusis_rate / bare_rate:.2f}x the bare "
-                  f"transport's throughput")
-        elif trusis_rate is not None and bare_rate:
+            bare_rate = report(f"bare broadcast (1 process, frames padded to {pad} bytes of "
+                               "game text)", "messages", bare, args.tables)
+        if rates and bare_rate and args.think == 0:
+            for name, rate in rates.items():
+                print(f"ratio: {name} carries {rate / bare_rate:.2f}x the bare transport's "
+                      f"throughput")
+        elif rates and bare_rate:
             print("paced (--think): both servers carry the load offered; compare latencies "
                   "(run with --think 0 for the throughput ratio)")
+        if len(rates) > 1 and args.think == 0:
+            (first, base), *others = rates.items()
+            for name, rate in others:
+                print(f"scaling: {name} carries {rate / base:.2f}x {first}")
     if args.profile:
-        print_profile(args.profile)
+        for count in counts:
+            if Path(profile_file(args.profile, count)).exists():
+                print_profile(profile_file(args.profile, count))
     if args.spy:
-        for kind, name in (("trusis", "trusis serve"), ("bare", "the bare server")):
-            if Path(spy_file(args.spy, kind)).exists():
-                print_spy(spy_file(args.spy, kind), name)
+        for count in counts:
+            path = spy_file(args.spy, "trusis", count)
+            if Path(path).exists():
+                print_spy(path, "trusis serve" + (f" ({count} processes, the first)"
+                                                  if count else ""))
+        if Path(spy_file(args.spy, "bare")).exists():
+            print_spy(spy_file(args.spy, "bare"), "the bare server")
 
 
 if __name__ == "__main__":
