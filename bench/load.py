@@ -44,9 +44,8 @@ the ratio of the two throughputs; also the server's CPU time per action and the
 CPU that other processes of this machine used meanwhile (figures taken on a
 shared machine say how shared it was). Clients run in P client processes
 (`--client-processes`; asyncio and the `websockets` library), tables split
-between them. The run is bounded in
-tables and time and stops by itself. `--spy FILE` samples both servers with
-py-spy (`pip install py-spy` into .venv) and prints where their event loops
+between them. The run is bounded in tables and time and stops by itself.
+`--spy FILE` samples both servers (the first process of several) with py-spy (`pip install py-spy` into .venv) and prints where their event loops
 spend their time; `--profile FILE` runs the game server under cProfile instead
 (it slows the server). It prints figures and never asserts them.
 """
