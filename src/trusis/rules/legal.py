@@ -59,6 +59,22 @@ class LegalAction:
 
 _PASS = LegalAction(PASS)  # shared: legal actions are read-only
 _LEAVE = LegalAction(LEAVE)
+# (table size, seat) -> its `say` while everyone is present, shared by every game.
+_FULL_TABLE_SAYS: dict[tuple[int, int], LegalAction] = {}
+
+
+def _say(state: GameState, seat: int) -> LegalAction:
+    """The seat's `say`: whisper to every other present seat (R50, D8); kept in
+    `state.says` until someone leaves or is replaced."""
+    if len(state.present) == state.n:
+        key = (state.n, seat)
+        say = _FULL_TABLE_SAYS.get(key)
+        if say is None:
+            say = _FULL_TABLE_SAYS[key] = LegalAction(SAY, state.recipients_of(seat))
+    else:
+        say = LegalAction(SAY, state.recipients_of(seat))
+    state.says[seat] = say
+    return say
 
 
 def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
@@ -87,7 +103,7 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
             return [*cached]
         say = state.says.get(seat)  # kept until someone leaves or is replaced
         if say is None:
-            say = state.says[seat] = LegalAction(SAY, state.recipients_of(seat))
+            say = _say(state, seat)
         result: list[LegalAction] = []
         complete = True  # no power left out: the list may be cached for this phase kind
         for power in POWERS_BY_PHASE[(state.roles[seat], kind)]:
@@ -110,7 +126,7 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
         return []
     say = state.says.get(seat)
     if say is None:
-        say = state.says[seat] = LegalAction(SAY, state.recipients_of(seat))
+        say = _say(state, seat)
     if not state.running:
         return [say]
     return [_LEAVE, say]  # dead, or passed

@@ -212,9 +212,11 @@ def finish(state: GameState, out: list[Event], winner: str) -> None:
     state.pending_extra = {}
     state.passed = [True] * (state.n + 1)
     state.waiting = 0
-    roles = {s: state.roles[s] for s in range(1, state.n + 1)}
-    for seat in range(1, state.n + 1):
-        state.known[seat] = dict(roles)
+    roles = dict(enumerate(state.roles))
+    del roles[0]
+    # Everyone now knows every role: one dict shared by every seat, as nothing can be
+    # learnt once the game is over (the JSON form and copies keep one per seat).
+    state.known = [state.known[0], *[roles] * state.n]
     state.memo = {}  # views rebuild what they cached (knowledge, legal actions)
     state.known_views = {}
     state.emit(out, "game_over", {

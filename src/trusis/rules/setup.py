@@ -108,10 +108,11 @@ def deal_roles(
     """Deal one role per seat, checking R1 and R3–R6; raises `SetupError`."""
     check_player_count(players)
     if custom is None:
-        roles = standard_roles(players)
-    else:
-        check_custom_set(players, custom)
-        roles = custom_roles(players, custom)
+        roles = list(STANDARD_LIST[:players])
+        random.Random(seed).shuffle(roles)
+        return roles  # R6 holds for every standard set (checked below, at import)
+    check_custom_set(players, custom)
+    roles = custom_roles(players, custom)
     random.Random(seed).shuffle(roles)
     check_deal(roles)
     return roles
@@ -123,3 +124,9 @@ def check_explicit_deal(players: int, deal: Sequence[str]) -> None:
     if len(deal) != players:
         raise SetupError("deal_size", roles=len(deal), players=players)
     check_deal(deal)
+
+
+# R6 depends only on how many of each role are dealt, which the shuffle keeps: every
+# standard set passes it, so `deal_roles` need not check a standard deal again.
+for _players in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+    check_deal(STANDARD_LIST[:_players])

@@ -9,7 +9,7 @@ chance — so serialising it and loading it back plays on identically.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
 from trusis.rules.roles import DAY, STANDARD_LIST
@@ -21,36 +21,51 @@ RUNNING = "running"
 FINISHED = "finished"
 
 
+_COMPOSITIONS: dict[tuple[str, ...], dict[str, int]] = {}  # sorted roles -> composition
+
+
 def _composition(roles: list[str]) -> dict[str, int]:
-    """How many of each role (public, docs/record.md), in the order of R2's list."""
-    counts = dict.fromkeys(COMPOSITION_ORDER, 0)
-    for role in roles:
-        counts[role] += 1
-    return {r: c for r, c in counts.items() if c}
+    """How many of each role (public, docs/record.md), in the order of R2's list.
+
+    Shared between the games dealt the same roles: read-only (views copy it).
+    """
+    key = tuple(sorted(roles))
+    composition = _COMPOSITIONS.get(key)
+    if composition is None:
+        counts = dict.fromkeys(COMPOSITION_ORDER, 0)
+        for role in roles:
+            counts[role] += 1
+        composition = {r: c for r, c in counts.items() if c}
+        if len(_COMPOSITIONS) >= 4096:  # custom sets are many: keep the cache bounded
+            _COMPOSITIONS.clear()
+        _COMPOSITIONS[key] = composition
+    return composition
+
+
+# The fields of a state, in the order of its JSON form (docs/record.md).
+SAVED: Final = (
+    # The table.
+    "n", "names", "roles", "seed", "table_set", "trusis_seats", "bots",
+    # Where the game stands.
+    "status", "kind", "number", "alive", "passed", "left", "waiting", "quiet",
+    "winner", "winners", "seq", "public_count", "private_count", "history",
+    # Choices of the current phase (and last night's extra votes).
+    "votes", "illusions", "protects", "kamikazes", "revives", "extra_votes",
+    "pending_extra", "swept", "foreseen",
+    # Knowledge, results and talk.
+    "known", "results", "chat", "day_deaths", "digger_target",
+)
+# Derived from the fields above, kept for speed, never serialised.
+DERIVED: Final = (
+    "living", "present", "running", "composition", "others", "recipients", "memo",
+    "chat_lines", "says", "known_views", "history_lines",
+)
 
 
 class GameState:
     """A game in progress or finished. Change it only through `trusis.rules.engine.apply`."""
 
-    __slots__ = (
-        # The table.
-        "n", "names", "roles", "seed", "table_set", "trusis_seats", "bots",
-        # Where the game stands.
-        "status", "kind", "number", "alive", "passed", "left", "waiting", "quiet",
-        "winner", "winners", "seq", "public_count", "private_count", "history",
-        # Choices of the current phase (and last night's extra votes).
-        "votes", "illusions", "protects", "kamikazes", "revives", "extra_votes",
-        "pending_extra", "swept", "foreseen",
-        # Knowledge, results and talk.
-        "known", "results", "chat", "day_deaths", "digger_target",
-        # Derived from the fields above, kept for speed, never serialised.
-        "living", "present", "running", "composition", "others", "recipients", "memo",
-        "chat_lines", "says", "known_views", "history_lines",
-    )
-    DERIVED = frozenset(
-        {"living", "present", "running", "composition", "others", "recipients", "memo",
-         "chat_lines", "says", "known_views", "history_lines"}
-    )
+    __slots__ = SAVED + DERIVED
 
     def __init__(self, names: list[str], roles: list[str], seed: int = 0,
                  table_set: dict[str, Any] | None = None) -> None:
@@ -78,7 +93,7 @@ class GameState:
         self.swept: set[int] = set()
         self.foreseen: set[int] = set()
         # Knowledge: seat -> {seat -> most precise fact} and private results.
-        self.known: list[dict[int, str]] = [{}] + [{s: roles[s - 1]} for s in range(1, n + 1)]
+        self.known: list[dict[int, str]] = [{}, *[{s: r} for s, r in enumerate(roles, 1)]]
         self.results: list[list[dict[str, Any]]] = [[] for _ in range(n + 1)]
         # Chat: (seq, kind, number, sender, recipient or 0 for everyone, text).
         self.chat: list[tuple[int, str, int, int, int, str]] = []
@@ -90,7 +105,7 @@ class GameState:
         self.public_count: int = 0  # public events so far
         self.private_count: list[int] = [0] * (n + 1)  # events to each seat alone or in a group
         self.trusis_seats: tuple[int, ...] = tuple(
-            s for s in range(1, n + 1) if roles[s - 1] == "TRUSIS"
+            [s for s, r in enumerate(roles, 1) if r == "TRUSIS"]
         )
         self.bots: list[bool] = [False] * (n + 1)
         self.day_deaths: list[int] = []  # for the Gravekeepers at nightfall (R28)
@@ -167,9 +182,7 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-able data (secrets included: server-side only)."""
         data: dict[str, Any] = {}
-        for name in self.__slots__:
-            if name in self.DERIVED:
-                continue
+        for name in SAVED:
             value = getattr(self, name)
             if isinstance(value, set):
                 value = sorted(value)
@@ -192,10 +205,10 @@ class GameState:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
         """Rebuild a state written by `to_dict`."""
-        state = cls.__new__(cls)
-        for name in cls.__slots__:
-            if name in cls.DERIVED:
-                continue
+        # Built through __init__ (then every field overwritten): a class compiled by
+        # mypyc has no plain __new__ to call.
+        state = cls(data["names"][1:], data["roles"][1:], data["seed"], data["table_set"])
+        for name in SAVED:
             value = data[name]
             if name in ("swept", "foreseen"):
                 value = set(value)
