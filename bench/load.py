@@ -45,9 +45,11 @@ CPU that other processes of this machine used meanwhile (figures taken on a
 shared machine say how shared it was). Clients run in P client processes
 (`--client-processes`; asyncio and the `websockets` library), tables split
 between them. The run is bounded in tables and time and stops by itself.
-`--spy FILE` samples both servers (the first process of several) with py-spy (`pip install py-spy` into .venv) and prints where their event loops
-spend their time; `--profile FILE` runs the game server under cProfile instead
-(it slows the server). It prints figures and never asserts them.
+`--spy FILE` samples both servers (the first process of several) with py-spy
+(`pip install py-spy` into .venv) and prints where their event loops spend their
+time; `--profile FILE` runs the game server under cProfile instead (it slows the
+server). With PostgreSQL, the CPU of the machine's PostgreSQL processes is shown
+apart. It prints figures and never asserts them.
 """
 
 from __future__ import annotations
@@ -112,6 +114,19 @@ def rss_kib(pid: int) -> int:
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu() -> float:
+    """CPU seconds used so far by this machine's PostgreSQL processes (a local server's
+    backends live as long as the servers' connection pools, so a difference over the
+    window is what PostgreSQL spent on the run, give or take a backend that came or went)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            text = stat.read_text()
+            if text.split(" ", 2)[1] == "(postgres)":
+                total += cpu_seconds(int(text.split(" ", 1)[0]))
+    return total
 
 
 def machine_busy() -> tuple[float, float]:
@@ -770,6 +785,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         set_up = time.perf_counter() - set_up
         cpu = [cpu_seconds(pid) for pid in pids]
         redis_cpu = cpu_seconds(servers.redis.pid) if servers.redis else 0.0
+        pg_cpu = postgres_cpu() if servers.database else 0.0
         busy = machine_busy()
         spy = None
         if args.spy:
@@ -785,6 +801,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu, strict=True)]
         if servers.redis is not None:
             redis_cpu = cpu_seconds(servers.redis.pid) - redis_cpu
+        if servers.database:
+            pg_cpu = max(0.0, postgres_cpu() - pg_cpu)
         now = machine_busy()
         busy = (now[0] - busy[0], now[1] - busy[1])
         rss_after = [rss_kib(pid) for pid in pids]
@@ -799,6 +817,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
     total: dict[str, Any] = {"acks": [], "broadcasts": [], "set_up": set_up,
                              "server_cpu": sum(cpu), "process_cpu": cpu,
                              "redis_cpu": redis_cpu, "redis": servers.redis is not None,
+                             "postgres_cpu": pg_cpu, "postgres": bool(servers.database),
                              "machine_busy": busy[0], "machine_total": busy[1],
                              "rss_before": sum(rss_before), "rss_after": sum(rss_after),
                              "name": servers.name, "peaks": health.peaks,
@@ -830,14 +849,16 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"({len(r['broadcasts'])} samples)")
     print(f"  frames out {r['frames'] / elapsed:9.0f}/s, "
           f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each")
-    others = r["machine_busy"] - r["server_cpu"] - r["cpu"] - r["redis_cpu"]
+    others = r["machine_busy"] - r["server_cpu"] - r["cpu"] - r["redis_cpu"] - \
+        r["postgres_cpu"]
     cores = r["machine_total"] / elapsed
     print(f"  server CPU per {unit[:-1]} {r['server_cpu'] / max(1, r['acked']) * ms:.2f} ms "
           f"(per frame out {r['server_cpu'] / max(1, r['frames']) * 1e6:.0f} us)")
     print(f"  server CPU {r['server_cpu'] / elapsed * 100:5.0f}%, client CPU "
           f"{r['cpu'] / elapsed * 100:5.0f}% (of one core); "
+          + (f"PostgreSQL {r['postgres_cpu'] / elapsed * 100:.0f}%, " if r["postgres"] else "")
           + (f"redis-server {r['redis_cpu'] / elapsed * 100:.0f}%; " if r["redis"] else "")
-          + f"other processes on this machine (PostgreSQL among them) "
+          + "other processes on this machine "
           f"{max(0.0, others) / elapsed * 100:.0f}% (of {cores:.0f} cores)")
     print(f"  server RSS {r['rss_before'] / 1024:.0f} MiB -> {r['rss_after'] / 1024:.0f} MiB: "
           f"{per_table:.0f} KiB per table")
