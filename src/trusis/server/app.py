@@ -27,6 +27,7 @@ from trusis.server.config import Settings, secret_key
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub, setup_refusal
 from trusis.server.identity import Identity
+from trusis.server.lag import LoopLag
 from trusis.server.options import TableOptions
 from trusis.server.protocol import schema
 from trusis.server.store import Store
@@ -79,6 +80,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = Store(settings.database_url)
         await store.migrate()
         hub = Hub(store, settings.bot_pace)
+        if settings.redis_url:
+            hub.join_cluster(settings.node, settings.redis_url, settings.lease_seconds)
+        app.state.lag = LoopLag()
+        app.state.lag.start()
         app.state.store = store
         app.state.hub = hub
         app.state.identity = Identity(store, settings.secret, settings.secure_cookies)
@@ -95,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await app.state.lag.stop()
             await hub.close()
             app.state.balance.close()
             await store.close()

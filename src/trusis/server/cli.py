@@ -26,6 +26,17 @@ def serve_command(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every HTTP request (their URLs may hold invite codes).")
     ] = False,
+    redis: Annotated[str | None, typer.Option(
+        "--redis", help="Run as one of several processes: redis://host:6379/0, shared by "
+                        "all of them with one PostgreSQL --database (docs/deploy.md).")
+    ] = None,
+    node: Annotated[str | None, typer.Option(
+        "--node", help="This process's name among several (default: host-pid-random).")
+    ] = None,
+    lease_seconds: Annotated[float, typer.Option(
+        "--lease-seconds", min=0.5, max=120,
+        help="With --redis: how soon another process takes over a game whose process "
+             "stopped answering.")] = 5.0,
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
     import uvicorn
@@ -34,7 +45,14 @@ def serve_command(
 
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
-                        bot_pace=max(0.0, bot_pace))
+                        bot_pace=max(0.0, bot_pace), redis_url=redis,
+                        lease_seconds=lease_seconds)
+    if node:
+        settings.node = node[:64]
+    if redis and not settings.database_url.startswith("postgresql"):
+        raise typer.BadParameter(
+            "several processes share one PostgreSQL database: give --database "
+            "postgresql://user@host/dbname with --redis", param_hint="--redis")
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations: only if they fail
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host

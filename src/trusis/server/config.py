@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import secrets
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +41,11 @@ def normalise_database_url(url: str) -> str:
 
 def secret_key(folder: Path | None = None) -> str:
     """The key that signs session cookies, kept in the data folder so that a restart
-    keeps everybody signed in. Created on first use with `secrets`."""
+    keeps everybody signed in. Created on first use with `secrets`. `TRUSIS_SECRET`, when
+    set, is the key instead: several processes must sign with the same one."""
+    given = os.environ.get("TRUSIS_SECRET", "").strip()
+    if given:
+        return given
     path = (folder or data_dir()) / "secret.key"
     if path.exists():
         return path.read_text("utf-8").strip()
@@ -68,6 +74,13 @@ class Settings:
     max_frame: int = 16 * 1024
     ready_message: str = ""
     """Printed once the server is ready (by `trusis serve`: the address to open)."""
+    redis_url: str | None = None
+    """Several processes (docs/deploy.md): the Redis they share, beside their PostgreSQL."""
+    node: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}"
+                                              f"-{secrets.token_hex(2)}")
+    """This process's name in the cluster (its leases are held under it)."""
+    lease_seconds: float = 5.0
+    """How long a game's lease lasts unrenewed: how soon another process takes over."""
 
     def __post_init__(self) -> None:
         self.database_url = normalise_database_url(self.database_url)

@@ -8,17 +8,23 @@ read back from the store when someone opens its end screen.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import secrets
 import time
+from typing import Any
 
 from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
+from trusis.server.cluster.follow import apply_facts, facts
+from trusis.server.cluster.node import Node, OwnerUnavailable
+from trusis.server.commands import command, refusal
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.options import TableOptions
+from trusis.server.protocol import ActionIn
 from trusis.server.restore import load_room, record_of
 from trusis.server.room import Room, Seat
 from trusis.server.store import Player, Store, new_id
@@ -37,6 +43,11 @@ FINISHED_CACHED = 200
 """Finished tables read back from the store and kept for their end screens."""
 
 
+def unavailable() -> LobbyError:
+    return LobbyError(503, "owner_unavailable", "the server running this table is not "
+                      "answering right now; try again in a moment")
+
+
 class Hub:
     def __init__(self, store: Store, pace: float = 1.0) -> None:
         self.store = store
@@ -44,9 +55,25 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.finished: dict[str, Room] = {}
         self.lock = asyncio.Lock()
+        self.cluster: Node | None = None
+        """Several processes (`--redis`): who owns which game, and the way to its owner."""
+
+    def join_cluster(self, name: str, redis_url: str, lease_seconds: float) -> Node:
+        self.cluster = Node(name, self.store, redis_url, lease_seconds, self.rooms,
+                            self.adopt, self.serve)
+        return self.cluster
+
+    def adopt(self, room: Room) -> None:
+        """A room read back from the store, now held by this process."""
+        room.pace = self.pace
+        room.on_finished = self.finished_game
 
     async def restore(self) -> None:
-        """Load every open and running table; running games carry on (timers included)."""
+        """Load every open and running table; running games carry on (timers included).
+        With several processes, each game goes to whichever process takes its lease."""
+        if self.cluster is not None:
+            await self.cluster.start()
+            return
         for row in await self.store.table_rows(("open", "running")):
             room = await load_room(self.store, row, self.pace)
             room.on_finished = self.finished_game
@@ -57,12 +84,32 @@ class Hub:
     async def close(self) -> None:
         for room in self.rooms.values():
             await room.stop()
+        if self.cluster is not None:
+            await self.cluster.close()
 
     # -- finding tables -------------------------------------------------------
 
-    def public(self) -> list[Room]:
-        return [r for r in self.rooms.values()
-                if not r.options.private and r.status in ("open", "running")]
+    async def public(self) -> list[Room]:
+        """The public open and running tables (with several processes: every process's,
+        from the store, with this process's own copies where it has them)."""
+        if self.cluster is None:
+            return [r for r in self.rooms.values()
+                    if not r.options.private and r.status in ("open", "running")]
+        rows = [r for r in await self.store.table_rows(("open", "running")) if not r["private"]]
+        seats = await self.store.seat_rows_of([r["id"] for r in rows if r["id"] not in self.rooms])
+        found = []
+        for row in rows:
+            room = self.rooms.get(row["id"])
+            if room is None:  # only its lobby facts: nobody here plays at it
+                room = Room(row["id"], row["name"], row["host_id"], "",
+                            TableOptions.from_json(json.loads(row["options"])),
+                            row["invite"], self.store, self.pace, row["status"],
+                            row["created_at"], owned=False)
+                room.seats = {h["seat"]: Seat(h["kind"], h["name"], h["player_id"],
+                                              h["bot_kind"]) for h in seats[row["id"]]}
+                room.host_name = await self.store.host_name(row["host_id"])
+            found.append(room)
+        return found
 
     async def room(self, table_id: str, player_id: str | None = None,
                    invite: str | None = None) -> Room:
@@ -73,6 +120,10 @@ class Hub:
             row = await self.store.table_row(table_id)
             if row is None:
                 raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+            if self.cluster is not None and row["status"] != "finished":
+                room = await self.cluster.follow(table_id)  # another process owns it
+        if room is None:
+            assert row is not None
             room = await load_room(self.store, row, self.pace)
             self.finished[table_id] = room
             while len(self.finished) > FINISHED_CACHED:  # the oldest read first
@@ -97,8 +148,69 @@ class Hub:
                     self.pace, on_finished=self.finished_game)
         await self.store.new_table(table_id, name, host.id, options.public(), room.invite,
                                    options.private)
+        if self.cluster is not None:
+            self.cluster.own(room, await self.cluster.leases.create(table_id))
         self.rooms[table_id] = room
         return room
+
+    # -- to the owner of the game ----------------------------------------------
+
+    async def command(self, room: Room, player_id: str, seat: int | None, client_id: str,
+                      given: ActionIn, lang: str) -> dict[str, Any]:
+        """A seat's command, run by the game's owner: this process or another one."""
+        if self.cluster is None:
+            return await command(room, player_id, seat, client_id, given, lang)
+        try:
+            return await self.cluster.on_owner(
+                room, lambda: command(room, player_id, seat, client_id, given, lang),
+                {"k": "act", "player": player_id, "seat": seat, "client": client_id,
+                 "action": given.model_dump(), "lang": lang}, again=True)
+        except OwnerUnavailable:
+            return {**refusal(room, "unavailable", {}, lang), "id": client_id}
+
+    async def reached(self, room: Room, count: int) -> None:
+        """Until this process's copy of the game holds `count` actions."""
+        if self.cluster is not None and not room.owned:
+            await self.cluster.reached(room, count)
+
+    async def _on_owner(self, method: str, room: Room, player: Player, *args: Any) -> Any:
+        """Run lobby request `method` where the game is owned; its refusals as raised."""
+        run = getattr(self, f"_{method}")
+        if self.cluster is None:
+            return await run(room, player, *args)
+
+        async def here() -> dict[str, Any]:
+            return {"result": await run(room, player, *args)}
+
+        try:
+            answer = await self.cluster.on_owner(
+                room, here, {"k": "lobby", "method": method,
+                             "player": [player.id, player.name, player.kind],
+                             "args": list(args)}, again=False)
+        except OwnerUnavailable:
+            raise unavailable() from None
+        if "error" in answer:
+            error = answer["error"]
+            raise LobbyError(int(error["status"]), str(error["code"]), str(error["message"]),
+                             **error["params"])
+        if "table" in answer and not room.owned and apply_facts(room, answer["table"]):
+            await self.cluster.catch_up(room)
+        return answer["result"]
+
+    async def serve(self, room: Room, data: dict[str, Any]) -> dict[str, Any]:
+        """A request another process forwarded to this one, the game's owner."""
+        if data["k"] == "act":
+            return await command(room, str(data["player"]), data["seat"], str(data["client"]),
+                                 ActionIn.model_validate(data["action"]), str(data["lang"]))
+        if data["k"] != "lobby" or data["method"] not in LOBBY_METHODS:
+            return {"error": {"status": 400, "code": "bad_request", "params": {},
+                              "message": "unknown request"}}
+        run = getattr(self, f"_{data['method']}")
+        try:
+            result = await run(room, Player(*data["player"]), *data["args"])
+        except LobbyError as err:
+            return {"error": {"status": err.status, **err.body()}}
+        return {"result": result, "table": facts(room)}
 
     @staticmethod
     def _open(room: Room) -> None:
@@ -111,7 +223,7 @@ class Hub:
             raise LobbyError(403, "not_host", "only the table's host can do this")
 
     @staticmethod
-    def _free(room: Room, seat: int | None) -> int:
+    def _free_number(room: Room, seat: int | None) -> int:
         if seat is None:
             for number in range(1, room.options.seats + 1):
                 if number not in room.seats:
@@ -124,13 +236,13 @@ class Hub:
             raise LobbyError(409, "seat_taken", f"seat {seat} is taken", seat=seat)
         return seat
 
-    async def sit(self, room: Room, player: Player, seat: int | None) -> int:
+    async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
         async with room.lock:
             self._open(room)
             current = room.seat_of(player.id)
             if current is not None and (seat is None or seat == current):
                 return current
-            number = self._free(room, seat)
+            number = self._free_number(room, seat)
             if current is not None:
                 del room.seats[current]
                 await self.store.free_seat(room.id, current)
@@ -139,7 +251,7 @@ class Hub:
         room.broadcast_table()
         return number
 
-    async def stand(self, room: Room, player: Player) -> None:
+    async def _stand(self, room: Room, player: Player) -> None:
         async with room.lock:
             self._open(room)
             current = room.seat_of(player.id)
@@ -154,21 +266,21 @@ class Hub:
         names = [n for n in BOT_NAMES if n not in taken] or [f"Bot {len(taken) + 1}"]
         return random.SystemRandom().choice(names)
 
-    async def add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
+    async def _add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
         self._host(room, player)
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind,
                              kinds=available_kinds())
         async with room.lock:
             self._open(room)
-            number = self._free(room, seat)
+            number = self._free_number(room, seat)
             name = self.bot_name(room)
             room.seats[number] = Seat("bot", name, None, kind)
             await self.store.set_seat(room.id, number, "bot", name, None, kind)
         room.broadcast_table()
         return number
 
-    async def free(self, room: Room, player: Player, seat: int) -> None:
+    async def _free(self, room: Room, player: Player, seat: int) -> None:
         self._host(room, player)
         async with room.lock:
             self._open(room)
@@ -178,21 +290,21 @@ class Hub:
             await self.store.free_seat(room.id, seat)
         room.broadcast_table()
 
-    async def program_seat(self, room: Room, player: Player, seat: int | None,
+    async def _program_seat(self, room: Room, player: Player, seat: int | None,
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
         program = await self.store.new_player(name, "program")
         async with room.lock:
             self._open(room)
-            number = self._free(room, seat)
+            number = self._free_number(room, seat)
             room.seats[number] = Seat("program", name, program.id)
             await self.store.set_seat(room.id, number, "program", name, program.id, None)
         token = await self.store.new_token(program.id, "seat", room.id, number)
         room.broadcast_table()
         return number, token
 
-    async def start(self, room: Room, player: Player) -> None:
+    async def _start(self, room: Room, player: Player) -> None:
         """Deal with a seed from `secrets` (never shown before the end) and begin Day 1."""
         self._host(room, player)
         async with room.lock:
@@ -234,7 +346,7 @@ class Hub:
         if not room.table.state.left[seat] and seat not in room.away:
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
 
-    async def replace(self, room: Room, player: Player, seat: int, by: str,
+    async def _replace(self, room: Room, player: Player, seat: int, by: str,
                       kind: str) -> str | None:
         """R53: the host hands a departed (or disconnected) seat to a bot, or to a new
         person: then the answer is a claim code, for the link the host passes on."""
@@ -250,7 +362,7 @@ class Hub:
         await room.hand_to_bot(seat, kind)
         return None
 
-    async def claim(self, room: Room, player: Player, code: str) -> int:
+    async def _claim(self, room: Room, player: Player, code: str) -> int:
         """A new person takes the departed seat the host's claim link names (R53)."""
         seat = room.claims.get(code)
         if seat is None:
@@ -261,6 +373,36 @@ class Hub:
         await room.hand_to_person(seat, player.id, player.name)
         room.claims.pop(code, None)
         return seat
+
+    # The lobby's requests, each run by the game's owner (this process, or forwarded).
+
+    async def sit(self, room: Room, player: Player, seat: int | None) -> int:
+        return int(await self._on_owner("sit", room, player, seat))
+
+    async def stand(self, room: Room, player: Player) -> None:
+        await self._on_owner("stand", room, player)
+
+    async def add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
+        return int(await self._on_owner("add_bot", room, player, kind, seat))
+
+    async def free(self, room: Room, player: Player, seat: int) -> None:
+        await self._on_owner("free", room, player, seat)
+
+    async def program_seat(self, room: Room, player: Player, seat: int | None,
+                           name: str) -> tuple[int, str]:
+        number, token = await self._on_owner("program_seat", room, player, seat, name)
+        return int(number), str(token)
+
+    async def start(self, room: Room, player: Player) -> None:
+        await self._on_owner("start", room, player)
+
+    async def replace(self, room: Room, player: Player, seat: int, by: str,
+                      kind: str) -> str | None:
+        code = await self._on_owner("replace", room, player, seat, by, kind)
+        return None if code is None else str(code)
+
+    async def claim(self, room: Room, player: Player, code: str) -> int:
+        return int(await self._on_owner("claim", room, player, code))
 
     # -- after the end ----------------------------------------------------------
 
@@ -273,6 +415,8 @@ class Hub:
         assert row is not None
         record = record_of(row, await self.store.action_rows(room.id))
         await record_finished(self.store, room.id, record, holders)
+        if self.cluster is not None:
+            await self.cluster.leases.release(room.id)
         asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict, room.id)
 
     def _evict(self, table_id: str) -> None:
@@ -307,6 +451,10 @@ class Hub:
                 if a.do != SAY or a.to is None or a.seat in mine or a.to in mine]
         return Record(full.players, full.seed, full.custom, full.deal, [a for a, _ in kept],
                       dict(full.extra), [t for _, t in kept])
+
+
+LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
+                           "replace", "claim"})
 
 
 def bot_kinds() -> list[str]:

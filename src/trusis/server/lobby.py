@@ -38,13 +38,22 @@ router = APIRouter(prefix="/api")
 
 
 @router.get("/health")
-async def health(request: Request) -> dict[str, Any]:
-    """Liveness, and the figures that say whether this process is loaded."""
+async def health(request: Request) -> Response:
+    """Liveness, and the figures that say whether this process is loaded (docs/deploy.md):
+    503 when it cannot do its part (Redis unreachable, its leases not renewed)."""
     hub = deps.hub(request)
-    rooms = hub.rooms.values()
-    return {"ok": True, "tables": len(hub.rooms),
-            "running": sum(1 for r in rooms if r.status == "running"),
-            "clients": sum(len(r.clients) for r in rooms)}
+    rooms = list(hub.rooms.values())
+    clients = [c for r in rooms for c in r.clients]
+    data: dict[str, Any] = {
+        "ok": True, "cluster": hub.cluster is not None, "tables": len(rooms),
+        "running": sum(1 for r in rooms if r.status == "running"), "clients": len(clients),
+        "loop_lag_ms": round(request.app.state.lag.worst_ms(), 1),
+        "commit_queue": deps.store(request).queued(),
+        "send_queue": sum(len(c.queue) for c in clients), "redis": "off"}
+    if hub.cluster is not None:
+        data.update(hub.cluster.figures())
+        data["ok"] = hub.cluster.healthy()
+    return JSONResponse(data, status_code=200 if data["ok"] else 503)
 
 
 @router.post("/guest")
@@ -89,7 +98,7 @@ async def check_set(body: SetCheckIn) -> dict[str, Any]:
 async def tables(request: Request) -> dict[str, Any]:
     """The public tables that are open or running."""
     viewer = await deps.viewer(request)
-    return {"tables": [r.info(viewer) for r in deps.hub(request).public()]}
+    return {"tables": [r.info(viewer) for r in await deps.hub(request).public()]}
 
 
 @router.post("/tables", status_code=201)

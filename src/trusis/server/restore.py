@@ -42,31 +42,57 @@ async def rebuild_table(store: Store, table_id: str) -> Table:
     return Table.from_record(record_of(row, await store.action_rows(table_id)))
 
 
-async def load_room(store: Store, row: dict[str, Any], pace: float) -> Room:
-    """A room for a stored table: its seats, and its game replayed if it started."""
+async def load_room(store: Store, row: dict[str, Any], pace: float,
+                    owner: bool = True) -> Room:
+    """A room for a stored table: its seats, and its game replayed if it started. As its
+    `owner`, this process also runs what the game needs: its bots, and a grace period
+    for every person, from now (nobody is connected yet)."""
     options = TableOptions.from_json(json.loads(row["options"]))
     room = Room(row["id"], row["name"], row["host_id"], await store.host_name(row["host_id"]),
                 options, row["invite"], store, pace, row["status"], row["created_at"])
-    for held in await store.seat_rows(row["id"]):
-        room.seats[held["seat"]] = Seat(held["kind"], held["name"], held["player_id"],
-                                        held["bot_kind"])
+    room.owned = owner
+    await refill(room, row)
+    if owner:
+        take_charge(room)
+    return room
+
+
+async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
+    """Read the table back into `room` from the store: status, seats, the game replayed,
+    the answers already given and the phase's deadline (also when another process
+    stored them: a follower about to own the game, or one that fell behind)."""
+    store = room.store
+    row = row if row is not None else await store.table_row(room.id)
+    assert row is not None
+    room.status = row["status"]
+    room.seats = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"],
+                                     held["bot_kind"])
+                  for held in await store.seat_rows(row["id"])}
     if row["players"] is None:
-        return room
+        return
     action_rows = await store.action_rows(row["id"])
     room.table = Table.from_record(record_of(row, action_rows))
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
             room.remember(a["player_id"], a["client_id"],
                           {"type": "ack", "id": a["client_id"], "seq": 0, "again": True})
+    room.deadline = None
     if room.table.state.running:
         stored_phase = row["deadline_phase"]
         room.deadline = row["deadline"] if stored_phase == room.phase_key() else None
         if room.deadline is None:  # a phase with no stored deadline: a full one from now
             room.deadline = time.time() + room.phase_seconds()
-        room.seat_bots(secrets.randbits(31))
-        for number, seat in room.seats.items():
-            if seat.kind in ("person", "program"):
-                room.away[number] = time.time()  # a grace period to reconnect, from now
-        log.info("table %s: restored at %s with %d actions", row["id"], room.phase_key(),
-                 len(action_rows))
-    return room
+    log.info("table %s: read back at %s with %d actions", row["id"], room.phase_key(),
+             len(action_rows))
+
+
+def take_charge(room: Room) -> None:
+    """The owner's part of a running game it has just read back: the bots of the bot
+    seats, and a grace period (R52), from now, for each seat connected nowhere."""
+    if room.table is None or not room.table.state.running:
+        return
+    room.seat_bots(secrets.randbits(31))
+    now = time.time()
+    for number, seat in room.seats.items():
+        if seat.kind in ("person", "program") and not room.connected(number):
+            room.away[number] = now

@@ -31,7 +31,7 @@ from trusis.server.clients import Client
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
-from trusis.server.store import Store
+from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
 
 log = logging.getLogger("trusis.server")
@@ -81,6 +81,18 @@ class Room:
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    # -- several processes (cluster/): one owns the game, the others follow it ----------
+    owned: bool = True
+    """This process applies, stores and times the game; otherwise it follows the owner."""
+    fence: tuple[str, int] | None = None  # (node, fencing number) every store is checked by
+    announce: Callable[[Room, dict[str, Any]], None] | None = None  # owner -> followers
+    on_lost: Callable[[Room], None] | None = None
+    on_clients: Callable[[Room], None] | None = None  # a follower's clients came or went
+    remote: dict[str, tuple[float, frozenset[int], int]] = field(default_factory=dict)
+    """Owner: each follower's connected seats and spectators, and until when they count."""
+    shared: tuple[frozenset[int], int] | None = None
+    """Follower: the connected seats and spectators of every process, as the owner says."""
+    advanced: asyncio.Event = field(default_factory=asyncio.Event)  # a follower moved on
 
     # -- lobby facts ----------------------------------------------------------
 
@@ -91,7 +103,18 @@ class Room:
         return None
 
     def connected(self, seat: int) -> bool:
-        return any(c.seat == seat for c in self.clients)
+        """Connected here, or (several processes) on any other process."""
+        if any(c.seat == seat for c in self.clients):
+            return True
+        if not self.owned:
+            return self.shared is not None and seat in self.shared[0]
+        return any(seat in seats for _, seats, _ in self.remote.values())
+
+    def spectators(self) -> int:
+        if not self.owned and self.shared is not None:
+            return self.shared[1]
+        here = sum(1 for c in self.clients if c.seat is None)
+        return here + sum(n for _, _, n in self.remote.values())
 
     def info(self, player_id: str | None = None) -> dict[str, Any]:
         """The table as the lobby shows it to `player_id` (the invite for its host only)."""
@@ -110,7 +133,7 @@ class Room:
             "you_host": player_id == self.host_id,
             "options": self.options.public(), "roles": self.options.composition(),
             "seats": seats, "taken": len(self.seats), "created_at": self.created_at,
-            "spectators": sum(1 for c in self.clients if c.seat is None),
+            "spectators": self.spectators(),
             "deadline": self.deadline,
         }
         if player_id == self.host_id:
@@ -126,18 +149,29 @@ class Room:
         if client.seat is not None:
             self.away.pop(client.seat, None)
         self.broadcast_table()
+        if self.on_clients is not None:
+            self.on_clients(self)
 
     def part(self, client: Client) -> None:
         self.clients.discard(client)
         seat = client.seat
-        if seat is not None and self.status == "running" and not self.connected(seat):
-            self.away[seat] = time.time()  # shown as disconnected; the grace clock starts
-            self.wake.set()
+        if seat is not None:
+            self.gone(seat)
         self.broadcast_table()
+        if self.on_clients is not None:
+            self.on_clients(self)
+
+    def gone(self, seat: int) -> None:
+        """A seat's last connection (anywhere) went: the grace clock starts (R52)."""
+        if self.owned and self.status == "running" and not self.connected(seat):
+            self.away.setdefault(seat, time.time())  # shown as disconnected
+            self.wake.set()
 
     def broadcast_table(self) -> None:
         for client in list(self.clients):
             client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+        if self.owned and self.announce is not None:
+            self.announce(self, {"k": "table"})  # followers show the same lobby facts
 
     def clock(self) -> dict[str, Any]:
         return {"now": time.time(), "deadline": self.deadline}
@@ -221,6 +255,8 @@ class Room:
                      client_id: str | None = None) -> Outcome:
         """Play one action: apply, store, deliver to every client, then return."""
         async with self.lock:
+            if not self.owned:
+                raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
             now = time.time()
@@ -235,7 +271,12 @@ class Room:
                         self.id, outcome.index, action.to_dict(), now, player_id,
                         client_id if outcome.accepted else None, self.deadline,
                         self.phase_key(), table.state.winner if not table.state.running
-                        else None)
+                        else None, self.fence)
+                except LeaseLost:
+                    log.warning("table %s: another process owns the game now; this one "
+                                "follows it", self.id)
+                    await self.lose()
+                    raise
                 except Exception:
                     log.exception("table %s: an action could not be stored; the game is "
                                   "rebuilt from the database", self.id)
@@ -252,10 +293,30 @@ class Room:
             if outcome.phase_changed and self.bots is not None and table.state.running:
                 self.bots.new_phase(now, self.phase_seconds())
             self.push()
+            if outcome.index is not None and self.announce is not None:
+                self.announce(self, {"k": "actions", "first": outcome.index,
+                                     "list": [[action.to_dict(), now]],
+                                     "deadline": self.deadline})
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
             self.wake.set()
             return outcome
+
+    async def lose(self) -> None:
+        """The lease is gone (under the lock): the stored game is the game — what this
+        process applied without storing never happened — and it now follows the owner."""
+        from trusis.server.restore import rebuild_table  # the restore path, reused
+
+        self.owned = False
+        self.fence = None
+        self.bots = None
+        self.away.clear()
+        self.remote.clear()
+        if self.table is not None:
+            self.table = await rebuild_table(self.store, self.id)
+        self.wake.set()  # the room's clock stops: the owner's runs
+        if self.on_lost is not None:
+            self.on_lost(self)
 
     async def _rebuild(self) -> None:
         from trusis.server.restore import rebuild_table  # the restore path, reused
@@ -298,7 +359,7 @@ class Room:
     async def _run(self) -> None:
         """The room's clock: the phase timer (R12), the grace of absent players (R52)
         and the bots' thinking, each firing at its moment; one task per room."""
-        while self.table is not None and self.table.state.running:
+        while self.table is not None and self.table.state.running and self.owned:
             now = time.time()
             moments = [m for m in (self.deadline, self._next_grace(),
                                    self.bots.next_due() if self.bots else None)

@@ -88,6 +88,8 @@ actions = Table(
     Column("t", Float, nullable=True),
     Column("player_id", String(32), nullable=True),
     Column("client_id", String(64), nullable=True),
+    # Migration 0003: the owner's fencing number when it was stored (several processes).
+    Column("fence", BigInteger, nullable=True),
 )
 
 Index("actions_client", actions.c.table_id, actions.c.player_id, actions.c.client_id,
@@ -126,4 +128,17 @@ login_failures = Table(
     Column("key", String(128), primary_key=True),  # "account:<login>" or "address:<ip>"
     Column("failures", Integer, nullable=False),
     Column("first_at", Float, nullable=False),
+)
+
+# -- migration 0003: several server processes ---------------------------------
+
+leases = Table(
+    "leases", metadata,
+    # Which process owns a running game, until when, and under which fencing number: a
+    # process that lost its lease (stalled, cut off) can no longer store an action, since
+    # every store checks the number in the same transaction (cluster/lease.py).
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("node", String(64), nullable=False),
+    Column("fence", BigInteger, nullable=False),
+    Column("expires_at", Float, nullable=False),  # seconds since the epoch, the database's clock
 )

@@ -20,7 +20,22 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import bindparam, create_engine, delete, event, insert, make_url, select, update
+from sqlalchemy import (
+    BigInteger,
+    String,
+    bindparam,
+    column,
+    create_engine,
+    delete,
+    event,
+    extract,
+    func,
+    insert,
+    make_url,
+    select,
+    update,
+    values,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -85,6 +100,11 @@ def _statements(batch: list[_Append]) -> list[tuple[Any, list[dict[str, Any]]]]:
     return statements
 
 
+class LeaseLost(Exception):
+    """The action was not stored: this process no longer owns the game (another one
+    took it over, under a higher fencing number: cluster/lease.py)."""
+
+
 @dataclass
 class _Append:
     """One action waiting for a group commit, and the future its caller awaits."""
@@ -92,6 +112,7 @@ class _Append:
     row: dict[str, Any]
     values: dict[str, Any]
     done: asyncio.Future[None]
+    fence: tuple[str, int] | None = None  # (node, number): stored only while it holds
 
 
 def _settle(done: asyncio.Future[None], error: Exception | None) -> None:
@@ -105,6 +126,9 @@ def _settle(done: asyncio.Future[None], error: Exception | None) -> None:
 
 class Store:
     """The database behind one server process."""
+
+    lease_seconds = 5.0
+    """How long a fenced store extends its game's lease (set by the cluster)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -142,6 +166,10 @@ class Store:
         if self._writer_engine is not None and self._writer_thread is not None:
             self._writer_engine.dispose()
             self._writer_thread.shutdown()
+
+    def queued(self) -> int:
+        """Actions waiting for the next group commit (a health figure)."""
+        return len(self._queue)
 
     # -- players and tokens -------------------------------------------------
 
@@ -211,7 +239,8 @@ class Store:
 
     async def append(self, table_id: str, index: int, data: dict[str, Any], t: float | None,
                      player_id: str | None, client_id: str | None, deadline: float | None,
-                     phase: str, winner: str | None) -> None:
+                     phase: str, winner: str | None,
+                     fence: tuple[str, int] | None = None) -> None:
         """Store one action with the table's new timer and status, in one transaction.
 
         Returns once that transaction has committed. Actions of every table are
@@ -220,15 +249,20 @@ class Store:
         pays one commit for many actions instead of one each, and no two writers
         wait for each other's locks. A room stores its actions one at a time, so one
         transaction never holds two actions of one table.
+
+        With a `fence` (several processes), the action is stored only if that
+        process still holds the game's lease under that number; otherwise the
+        call raises `LeaseLost` and nothing of it is stored.
         """
         values: dict[str, Any] = {"deadline": deadline, "deadline_phase": phase}
         if winner is not None:
             values.update(status="finished", winner=winner, finished_at=t or time.time(),
                           deadline=None)
         row = {"table_id": table_id, "idx": index, "t": t, "player_id": player_id,
-               "client_id": client_id, "data": json.dumps(data, ensure_ascii=False)}
+               "client_id": client_id, "data": json.dumps(data, ensure_ascii=False),
+               "fence": fence[1] if fence is not None else None}
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Append(row, values, done))
+        self._queue.append(_Append(row, values, done, fence))
         if self._writer is None:
             self._writer = asyncio.create_task(self._write(), name="store writer")
         await asyncio.shield(done)  # a cancelled caller still has its action stored
@@ -261,14 +295,39 @@ class Store:
 
     async def _commit(self, batch: list[_Append]) -> None:
         """One transaction: the actions, then each table's timer and status."""
-        statements = _statements(batch)
         if self._writer_engine is not None:  # SQLite: the whole transaction in one call
             await asyncio.get_running_loop().run_in_executor(
-                self._writer_thread, self._commit_here, statements)
+                self._writer_thread, self._commit_here, _statements(batch))
             return
         async with self.engine.begin() as conn:
-            for statement, rows in statements:
+            fenced = [one for one in batch if one.fence is not None]
+            if fenced:  # the leases first: their rows stay locked until the commit
+                held = await self._extend_leases(conn, fenced)
+                for one in fenced:
+                    if one.row["table_id"] not in held:
+                        _settle(one.done, LeaseLost(one.row["table_id"]))
+                batch = [one for one in batch if not one.done.done()]
+            if not batch:
+                return
+            for statement, rows in _statements(batch):
                 await conn.execute(statement, rows)
+
+    async def _extend_leases(self, conn: Any, fenced: list[_Append]) -> set[str]:
+        """The games of `fenced` whose lease each one's process still holds under its
+        number (their leases extended): in one statement, whatever the batch."""
+        lease = schema.leases
+        now = extract("epoch", func.clock_timestamp())
+        wanted = values(column("table_id", String), column("node", String),
+                        column("fence", BigInteger), name="wanted").data(
+            [(one.row["table_id"], one.fence[0], one.fence[1])
+             for one in fenced if one.fence is not None])
+        rows = (await conn.execute(
+            update(lease).where(lease.c.table_id == wanted.c.table_id,
+                                lease.c.node == wanted.c.node,
+                                lease.c.fence == wanted.c.fence)
+            .values(expires_at=now + self.lease_seconds)
+            .returning(lease.c.table_id))).all()
+        return {str(r[0]) for r in rows}
 
     def _commit_here(self, statements: list[tuple[Any, list[dict[str, Any]]]]) -> None:
         assert self._writer_engine is not None
@@ -321,6 +380,35 @@ class Store:
                                        .order_by(a.c.idx))).mappings().all()
         return [dict(r) for r in rows]
 
+    async def action_rows_after(self, table_id: str, count: int) -> list[dict[str, Any]]:
+        """The stored actions of a table from index `count` on (a follower catching up)."""
+        a = schema.actions
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(a).where(a.c.table_id == table_id,
+                                                       a.c.idx >= count)
+                                       .order_by(a.c.idx))).mappings().all()
+        return [dict(r) for r in rows]
+
+    async def action_counts(self, table_ids: list[str]) -> dict[str, int]:
+        """How many actions each table has stored, in one query."""
+        a = schema.actions
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(a.c.table_id, func.max(a.c.idx))
+                                       .where(a.c.table_id.in_(table_ids))
+                                       .group_by(a.c.table_id))).all()
+        return {str(r[0]): int(r[1]) + 1 for r in rows}
+
+    async def seat_rows_of(self, table_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """The seats of several tables in one query (the lobby's list)."""
+        s = schema.seats
+        found: dict[str, list[dict[str, Any]]] = {t: [] for t in table_ids}
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(s).where(s.c.table_id.in_(table_ids))
+                                       .order_by(s.c.table_id, s.c.seat))).mappings().all()
+        for r in rows:
+            found[r["table_id"]].append(dict(r))
+        return found
+
     async def host_name(self, player_id: str) -> str:
         p = schema.players
         async with self.engine.connect() as conn:
@@ -328,4 +416,4 @@ class Store:
         return str(row[0]) if row else ""
 
 
-__all__ = ["IntegrityError", "Player", "Store", "TokenOwner", "new_id", "token_hash"]
+__all__ = ["IntegrityError", "LeaseLost", "Player", "Store", "TokenOwner", "new_id", "token_hash"]

@@ -12,14 +12,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from trusis.rules.actions import REPLACE, TIMEOUT, Action
-from trusis.rules.i18n import render, seat_label
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub
@@ -32,9 +28,6 @@ router = APIRouter()
 
 HELLO_SECONDS = 10.0
 MALFORMED_LIMIT = 20
-NOT_COMMANDS = frozenset({TIMEOUT, REPLACE})
-"""Actions of a record that no connection may send: the timer's, and the host's hand-over
-(which goes through the lobby, where the server checks who the host is)."""
 
 
 def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
@@ -108,13 +101,14 @@ async def play(websocket: WebSocket, table_id: str) -> None:
         async with room.lock:  # never between an action's apply and its commit (submit):
             room.join(client)  # a snapshot taken there would show what a crash may undo
             room.catch_up(client, hello.last_seq)
-        await _serve(websocket, room, client, app.state.settings.max_frame)
+        await _serve(websocket, hub, room, client, app.state.settings.max_frame)
     finally:
         room.part(client)
         await client.stop()
 
 
-async def _serve(websocket: WebSocket, room: Room, client: Client, max_frame: int) -> None:
+async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,
+                 max_frame: int) -> None:
     malformed = 0
     while not client.closed:
         try:
@@ -139,70 +133,22 @@ async def _serve(websocket: WebSocket, room: Room, client: Client, max_frame: in
         if isinstance(message, Ping):
             client.send(dumps({"type": "pong", "now": time.time()}))
         elif isinstance(message, Act):
-            await _act(room, client, message)
+            await _act(hub, room, client, message)
         else:
             client.send(dumps({"type": "error", "code": "bad_message", "field": "type",
                                "message": "hello is sent once, first"}))
 
 
-def _namer(room: Room) -> Callable[[int], str]:
-    names = room.table.state.names if room.table else []
-    return lambda seat: names[seat] if 0 < seat < len(names) else seat_label(seat)
-
-
-def _refusal(room: Room, code: str, params: dict[str, Any], lang: str) -> dict[str, Any]:
-    """A refusal in the protocol's shape, its reason in the client's language."""
-    return {"type": "refused", "id": "", "code": code, "params": params,
-            "message": render(f"refusal.{code}", params, lang, _namer(room))}
-
-
-async def _act(room: Room, client: Client, message: Act) -> None:
-    """One command, one answer: `ack` once stored, or `refused` with the engine's reason.
-
-    A command sent again with the same id is answered again with the first answer and
-    applied once, also when the copy arrives (on another connection of the same player)
-    while the first is still being stored: the copy waits for the first's answer.
-    """
-    key = (client.player_id, message.id)
-    while (pending := room.pending.get(key)) is not None:
-        await asyncio.shield(pending)
-    known = room.answer(client.player_id, message.id)
-    if known is not None:  # the same command again: answered again, applied once
-        if known.get("again"):  # restored after a restart: its stream number is lost
-            known = {k: v for k, v in known.items() if k != "again"} | {"seq": client.seq}
-        client.send(dumps(known))
-        return
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    room.pending[key] = done
-    try:
-        await _apply(room, client, message)
-    finally:
-        if room.pending.get(key) is done:
-            del room.pending[key]
-        done.set_result(None)
-
-
-async def _apply(room: Room, client: Client, message: Act) -> None:
-    given = message.action
-    reply: dict[str, Any]
-    if room.table is None or client.seat is None:
-        code = "not_started" if room.table is None else "spectator"
-        reply = _refusal(room, code, {}, client.lang)
-    elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
-        reply = _refusal(room, "unknown_action", {"do": given.do}, client.lang)
-    elif not room.allowed(client.player_id, Action(given.do)):
-        reply = _refusal(room, "rate_limited", {}, client.lang)
-        reply["id"] = message.id
-        client.send(dumps(reply))
-        return  # not remembered: the same id may be tried again once the budget allows
-    else:
-        action = Action(given.do, client.seat, given.target, given.shown, given.text, given.to)
-        outcome = await room.submit(action, client.player_id, message.id)
-        if outcome.refusal is None:
-            reply = {"type": "ack", "id": message.id, "seq": client.seq}
-        else:
-            err = outcome.refusal  # rendered from the same catalogue as err.message()
-            reply = _refusal(room, err.code, err.params, client.lang)
-    reply["id"] = message.id
-    room.remember(client.player_id, message.id, reply)
+async def _act(hub: Hub, room: Room, client: Client, message: Act) -> None:
+    """One command, one answer (commands.py), run by the game's owner — this process or
+    another (cluster/node.py). The `ack` leaves once this connection has been sent the
+    action's events: `seq` is its stream number after them."""
+    reply = dict(await hub.command(room, client.player_id, client.seat, message.id,
+                                   message.action, client.lang))
+    count = reply.pop("count", None)
+    if count is not None:
+        await hub.reached(room, count)
+    if reply["type"] == "ack" and "seq" not in reply:
+        reply["seq"] = client.seq
+        room.remember(client.player_id, message.id, {**reply, "count": count})
     client.send(dumps(reply))

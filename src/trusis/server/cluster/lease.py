@@ -1,0 +1,105 @@
+"""Leases: one owner process per game at a time, in PostgreSQL, with a fencing number.
+
+A process owns a game while its lease row names it and has not expired; time is
+the database's clock, so the processes' own clocks never matter. Taking a game
+over bumps its fencing number, and every action is stored only if the number it
+was applied under is still the lease's (store.py checks it in the same
+transaction): a process that stalled past its lease — paused, swapped out, cut
+off — can wake up and try, but it can never store anything again, so it can
+never acknowledge anything again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, extract, func, insert, literal, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from trusis.server import schema
+from trusis.server.store import Store
+
+LIVE = ("open", "running")
+
+
+def database_now() -> Any:
+    """Seconds since the epoch by the database server's clock (at this very moment,
+    not at the start of the transaction)."""
+    return extract("epoch", func.clock_timestamp())
+
+
+class Leases:
+    """The lease rows of one process, `node`, held for `seconds` at each renewal."""
+
+    def __init__(self, store: Store, node: str, seconds: float) -> None:
+        self.store = store
+        self.node = node
+        self.seconds = seconds
+
+    async def create(self, table_id: str) -> int:
+        """A new table's lease, held by its creator: fencing number 1."""
+        async with self.store.engine.begin() as conn:
+            await conn.execute(insert(schema.leases).values(
+                table_id=table_id, node=self.node, fence=1,
+                expires_at=database_now() + self.seconds))
+        return 1
+
+    async def adopt_orphans(self) -> None:
+        """Open and running tables with no lease (made by a single-process server, or
+        before an upgrade) get an expired one, so that some process takes them over."""
+        t, lease = schema.tables, schema.leases
+        orphans = select(t.c.id, literal(""), literal(0), literal(0.0)).where(
+            t.c.status.in_(LIVE))
+        statement = pg_insert(lease).from_select(
+            ["table_id", "node", "fence", "expires_at"], orphans).on_conflict_do_nothing()
+        async with self.store.engine.begin() as conn:
+            await conn.execute(statement)
+
+    async def renew(self) -> dict[str, int]:
+        """Extend every lease this process holds; the answer is what it still holds."""
+        lease = schema.leases
+        async with self.store.engine.begin() as conn:
+            rows = (await conn.execute(
+                update(lease).where(lease.c.node == self.node)
+                .values(expires_at=database_now() + self.seconds)
+                .returning(lease.c.table_id, lease.c.fence))).all()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    async def take_expired(self, limit: int) -> list[tuple[str, int]]:
+        """Take over up to `limit` live games whose owner let its lease expire; each
+        comes with its new fencing number. Rows another process is locking right now
+        (taking them, or storing an action under them) are skipped, never waited for."""
+        t, lease = schema.tables, schema.leases
+        expired = (select(lease.c.table_id).join(t, t.c.id == lease.c.table_id)
+                   .where(t.c.status.in_(LIVE), lease.c.expires_at < database_now())
+                   .order_by(lease.c.expires_at).limit(limit)
+                   .with_for_update(of=lease, skip_locked=True))
+        async with self.store.engine.begin() as conn:
+            rows = (await conn.execute(
+                update(lease).where(lease.c.table_id.in_(expired.scalar_subquery()))
+                .values(node=self.node, fence=lease.c.fence + 1,
+                        expires_at=database_now() + self.seconds)
+                .returning(lease.c.table_id, lease.c.fence))).all()
+        return [(str(r[0]), int(r[1])) for r in rows]
+
+    async def release(self, table_id: str) -> None:
+        """A finished game needs no owner any more."""
+        lease = schema.leases
+        async with self.store.engine.begin() as conn:
+            await conn.execute(delete(lease).where(lease.c.table_id == table_id,
+                                                   lease.c.node == self.node))
+
+    async def hand_back(self) -> None:
+        """On a clean shutdown: every lease expires now, so another process takes the
+        games over at its next look instead of waiting for them to run out."""
+        lease = schema.leases
+        async with self.store.engine.begin() as conn:
+            await conn.execute(update(lease).where(lease.c.node == self.node)
+                               .values(expires_at=0.0))
+
+    async def owner(self, table_id: str) -> str | None:
+        lease = schema.leases
+        async with self.store.engine.connect() as conn:
+            row = (await conn.execute(select(lease.c.node).where(
+                lease.c.table_id == table_id))).first()
+        return str(row[0]) if row is not None else None

@@ -1,0 +1,412 @@
+"""One process of several: what it owns, what it follows, what it forwards.
+
+Every live game has one owner process, by its lease (lease.py). This process:
+
+- **owns** the games it created or took over: it applies, stores (fenced),
+  times and bots them exactly as a single server does (room.py), and
+  announces what it stored on the game's channel;
+- **follows** the games its own clients are at and another process owns: it
+  replays the announced actions on its own copy (follow.py), and checks the
+  database by record index, so a missed message costs a query, not an event;
+- **forwards** its clients' commands and lobby requests to the owner, and
+  answers with the owner's answer; a request nobody answers (the owner died,
+  a takeover is under way) is tried again until an owner answers;
+- **keeps** its leases every quarter of their length, takes over the games
+  whose owner let theirs expire (timers included: the deadline is stored), and
+  tells each owner which seats it has connected, so that nobody's grace period
+  (R52) starts while they are connected somewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from trusis.server.cluster.bus import Bus, channel
+from trusis.server.cluster.follow import apply_facts, facts, follow, follow_rows
+from trusis.server.cluster.lease import Leases
+from trusis.server.errors import LobbyError
+from trusis.server.restore import load_room, refill, take_charge
+from trusis.server.room import Room
+from trusis.server.store import LeaseLost, Store, new_id
+
+log = logging.getLogger("trusis.server")
+
+ANSWER_SECONDS = 5.0
+"""How long one forwarded request waits for its answer before it is sent again."""
+FORWARD_SECONDS = 20.0
+"""How long a forwarded request keeps looking for an owner (a takeover takes a few seconds)."""
+FOLLOW_IDLE_SECONDS = 60.0
+"""A followed game nobody here looks at is dropped after this long."""
+TAKE_AT_ONCE = 50
+
+
+class OwnerUnavailable(Exception):
+    """No process answered for the game in time."""
+
+
+Local = Callable[[], Awaitable[dict[str, Any]]]
+
+
+class Node:
+    """This process's part in a cluster (created by app.py when `--redis` is given)."""
+
+    def __init__(self, name: str, store: Store, redis_url: str, lease_seconds: float,
+                 rooms: dict[str, Room], adopt: Callable[[Room], None],
+                 serve: Callable[[Room, dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+        self.name = name
+        self.store = store
+        store.lease_seconds = lease_seconds
+        self.leases = Leases(store, name, lease_seconds)
+        self.tick = lease_seconds / 4
+        self.rooms = rooms  # the hub's: owned and followed rooms alike
+        self.adopt = adopt  # the hub's hooks for a room this process now holds
+        self.serve = serve  # the hub runs a forwarded request on a room it owns
+        self.bus = Bus(redis_url, channel("r", name), self._message, self._reconnected)
+        self.answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.loading: dict[str, asyncio.Task[Room]] = {}
+        self.idle_since: dict[str, float] = {}
+        self.renewed_at = 0.0
+        self.outbox: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[Any]] = set()
+        self.forwarded = 0
+        self.taken = 0
+
+    # -- life ------------------------------------------------------------------
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run `work` in the background, kept until it is done."""
+        task = asyncio.create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def start(self) -> None:
+        await self.leases.adopt_orphans()
+        await self.bus.start()
+        self._tasks = [asyncio.create_task(self._keep(), name="leases"),
+                       asyncio.create_task(self._send(), name="redis publisher")]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self.leases.hand_back()
+        await self.bus.close()
+
+    def healthy(self) -> bool:
+        return self.bus.up and time.monotonic() - self.renewed_at < self.tick * 3
+
+    # -- owning ----------------------------------------------------------------
+
+    def own(self, room: Room, fence: int) -> None:
+        room.owned = True
+        room.fence = (self.name, fence)
+        room.shared = None
+        room.announce = self._announce
+        room.on_lost = self._lost
+        room.on_clients = None
+        self._listen_as_owner(room.id)
+
+    def _listen_as_owner(self, table_id: str) -> None:
+        self.spawn(self.bus.subscribe(channel("o", table_id)))
+        self.spawn(self.bus.unsubscribe(channel("t", table_id)))
+
+    def _announce(self, room: Room, message: dict[str, Any]) -> None:
+        if message["k"] == "table":
+            message = facts(room)
+        self.outbox.put_nowait((channel("t", room.id), message))
+
+    async def _send(self) -> None:
+        """Publish in the order announced (one connection, pipelined): followers then see
+        a game's actions in order, and a gap really means a lost message."""
+        while True:
+            batch = [await self.outbox.get()]
+            while not self.outbox.empty() and len(batch) < 500:
+                batch.append(self.outbox.get_nowait())
+            try:
+                async with self.bus.redis.pipeline(transaction=False) as pipe:
+                    for name, message in batch:
+                        pipe.publish(name, _encode(message))
+                    await pipe.execute()
+            except Exception:
+                self.bus.dropped += len(batch)  # followers catch up from the store
+
+    def _lost(self, room: Room) -> None:
+        """The room found its lease gone when it stored: it follows from now on."""
+        self._follow_hooks(room)
+        self.spawn(self.bus.subscribe(channel("t", room.id)))
+        self.spawn(self.bus.unsubscribe(channel("o", room.id)))
+
+    async def _take(self, table_id: str, fence: int) -> None:
+        """Own a game whose owner let its lease go: read it back, and run it."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            row = await self.store.table_row(table_id)
+            if row is None:
+                return
+            room = await load_room(self.store, row, 1.0, owner=False)
+            self.adopt(room)
+            self.rooms[table_id] = room
+        async with room.lock:
+            await refill(room)
+            self.own(room, fence)
+            room.remote.clear()
+            take_charge(room)
+            room.reseat()
+            room.push()
+        self.taken += 1
+        log.warning("table %s: taken over (fencing number %d)", table_id, fence)
+        room.broadcast_table()
+        if room.status == "running":
+            room.start_running()
+
+    # -- following -------------------------------------------------------------
+
+    def _follow_hooks(self, room: Room) -> None:
+        room.owned = False
+        room.fence = None
+        room.announce = None
+        room.on_lost = None
+        room.on_clients = self._presence
+
+    async def follow(self, table_id: str) -> Room | None:
+        """A copy of a live game another process owns (None: no such live table)."""
+        task = self.loading.get(table_id)
+        if task is None:
+            task = self.loading[table_id] = asyncio.create_task(self._load(table_id))
+            task.add_done_callback(lambda _t: self.loading.pop(table_id, None))
+        return await asyncio.shield(task)
+
+    async def _load(self, table_id: str) -> Room:
+        await self.bus.subscribe(channel("t", table_id))  # first: nothing falls between
+        row = await self.store.table_row(table_id)
+        if row is None:
+            raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+        room = await load_room(self.store, row, 1.0, owner=False)
+        self._follow_hooks(room)
+        self.adopt(room)
+        self.rooms[table_id] = room
+        self.idle_since[table_id] = time.monotonic()
+        await self.catch_up(room)
+        return room
+
+    async def catch_up(self, room: Room) -> None:
+        """Read from the store whatever this copy has not seen."""
+        async with room.lock:
+            if room.owned:
+                return
+            if room.table is None:
+                await refill(room)
+                if room.table is not None:  # the game started: every client's first view
+                    room.reseat(everyone=True)
+                    room.broadcast_table()
+                return
+            rows = await self.store.action_rows_after(room.id, len(room.table.record.actions))
+            if rows:
+                row = await self.store.table_row(room.id)
+                follow_rows(room, rows, row["deadline"] if row else None)
+
+    async def reached(self, room: Room, count: int) -> None:
+        """Until this copy holds `count` actions (the announcement is on its way; after a
+        moment, the store is asked)."""
+        for _ in range(3):
+            while room.table is not None and len(room.table.record.actions) < count:
+                try:
+                    await asyncio.wait_for(room.advanced.wait(), 0.5)
+                except TimeoutError:
+                    break
+            if room.table is None or len(room.table.record.actions) >= count or room.owned:
+                return
+            await self.catch_up(room)
+
+    def _presence(self, room: Room) -> None:
+        """Tell the owner which seats are connected here (also when none is)."""
+        seats = sorted({c.seat for c in room.clients if c.seat is not None})
+        spectators = sum(1 for c in room.clients if c.seat is None)
+        self.outbox.put_nowait((channel("o", room.id), {
+            "k": "presence", "from": self.name, "seats": seats, "spectators": spectators,
+            "until": time.time() + self.tick * 6}))
+        if room.clients:
+            self.idle_since.pop(room.id, None)
+        else:
+            self.idle_since.setdefault(room.id, time.monotonic())
+
+    # -- forwarding ------------------------------------------------------------
+
+    async def on_owner(self, room: Room, local: Local, message: dict[str, Any],
+                       again: bool) -> dict[str, Any]:
+        """`local()` if this process owns the game; otherwise the owner's answer to
+        `message`. `again`: the request may be sent twice (it is applied once)."""
+        give_up = time.monotonic() + FORWARD_SECONDS
+        while True:
+            if room.owned:
+                try:
+                    return await local()
+                except LeaseLost:
+                    continue  # it follows now: ask the new owner
+            answer = await self._ask(room.id, message)
+            if answer is not None and not answer.get("not_owner"):
+                return answer
+            if answer is None and not again and message.get("delivered"):
+                raise OwnerUnavailable(room.id)
+            if time.monotonic() > give_up:
+                raise OwnerUnavailable(room.id)
+            await asyncio.sleep(0.1)
+
+    async def _ask(self, table_id: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        request = new_id(16)
+        waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.answers[request] = waiting
+        try:
+            heard = await self.bus.publish(channel("o", table_id),
+                                           {**message, "req": request, "from": self.name})
+            if heard <= 0:
+                await asyncio.sleep(self.tick / 2)  # nobody owns it right now
+                return None
+            message["delivered"] = True
+            self.forwarded += 1
+            return await asyncio.wait_for(asyncio.shield(waiting), ANSWER_SECONDS)
+        except TimeoutError:
+            return None
+        finally:
+            self.answers.pop(request, None)
+
+    def _message(self, name: str, data: dict[str, Any]) -> None:
+        kind, _, key = name.removeprefix("trusis:").partition(":")
+        if kind == "r":
+            waiting = self.answers.get(str(data.get("req")))
+            if waiting is not None and not waiting.done():
+                waiting.set_result(data)
+            return
+        room = self.rooms.get(key)
+        if room is None:
+            return
+        if kind == "t" and not room.owned:
+            if data["k"] == "actions":
+                if not follow(room, int(data["first"]), data["list"], data["deadline"]):
+                    self.spawn(self.catch_up(room))
+            elif data["k"] == "table" and apply_facts(room, data):
+                self.spawn(self.catch_up(room))
+        elif kind == "o" and room.owned:
+            if data["k"] == "presence":
+                self._heard_presence(room, data)
+            else:
+                self.spawn(self._answer(room, data))
+
+    def _heard_presence(self, room: Room, data: dict[str, Any]) -> None:
+        before = {s for _, seats, _ in room.remote.values() for s in seats}
+        room.remote[str(data["from"])] = (float(data["until"]), frozenset(data["seats"]),
+                                          int(data["spectators"]))
+        for seat in data["seats"]:
+            room.away.pop(int(seat), None)
+        for seat in before - set(data["seats"]):
+            room.gone(seat)
+        room.broadcast_table()
+
+    async def _answer(self, room: Room, data: dict[str, Any]) -> None:
+        reply_to = channel("r", str(data["from"]))
+        try:
+            answer = await self.serve(room, data) if room.owned else {"not_owner": True}
+        except LeaseLost:
+            answer = {"not_owner": True}
+        except Exception:
+            log.exception("table %s: a forwarded request failed", room.id)
+            answer = {"error": {"status": 500, "code": "server_error", "params": {},
+                                "message": "the server could not do this"}}
+        await self.bus.publish(reply_to, {**answer, "req": data["req"]})
+
+    # -- keeping ---------------------------------------------------------------
+
+    async def _keep(self) -> None:
+        """Every quarter of a lease: renew, take over, tell presence, catch up, tidy."""
+        beat = 0
+        while True:
+            try:
+                await self._beat(beat)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: a lease round failed; trying again")
+            beat += 1
+            await asyncio.sleep(self.tick)
+
+    async def _beat(self, beat: int) -> None:
+        held = await self.leases.renew()
+        self.renewed_at = time.monotonic()
+        for room in list(self.rooms.values()):
+            if room.owned and room.fence is not None and room.status != "finished" and (
+                    held.get(room.id) != room.fence[1]):
+                async with room.lock:
+                    if room.owned:
+                        log.warning("table %s: lease lost; following the new owner", room.id)
+                        await room.lose()
+        for table_id, fence in await self.leases.take_expired(TAKE_AT_ONCE):
+            try:
+                await self._take(table_id, fence)
+            except Exception:
+                log.exception("table %s: could not be taken over", table_id)
+        now = time.time()
+        for room in list(self.rooms.values()):
+            if room.owned:
+                stale = [n for n, (until, _, _) in room.remote.items() if until < now]
+                for node in stale:
+                    _, seats, _ = room.remote.pop(node)
+                    for seat in seats:
+                        room.gone(seat)
+            elif room.clients:
+                self._presence(room)
+        if beat % 2 == 0:
+            await self._check_counts()
+        self._drop_idle()
+
+    async def _check_counts(self) -> None:
+        """Followed games whose stored record is longer than this copy catch up."""
+        followed = [r for r in self.rooms.values() if not r.owned and r.status != "finished"]
+        if not followed:
+            return
+        counts = await self.store.action_counts([r.id for r in followed])
+        for room in followed:
+            have = len(room.table.record.actions) if room.table is not None else -1
+            if room.table is None or counts.get(room.id, 0) > have:
+                await self.catch_up(room)
+
+    def _drop_idle(self) -> None:
+        now = time.monotonic()
+        for table_id, since in list(self.idle_since.items()):
+            room = self.rooms.get(table_id)
+            if room is None or room.owned:
+                self.idle_since.pop(table_id, None)
+            elif not room.clients and now - since > FOLLOW_IDLE_SECONDS:
+                self.idle_since.pop(table_id, None)
+                del self.rooms[table_id]
+                self.spawn(self.bus.unsubscribe(channel("t", table_id)))
+
+    async def _reconnected(self) -> None:
+        """After Redis came back: what was announced meanwhile is read from the store, and
+        every owner hears again who is connected here."""
+        for room in list(self.rooms.values()):
+            if not room.owned:
+                await self.catch_up(room)
+                if room.clients:
+                    self._presence(room)
+
+    def figures(self) -> dict[str, Any]:
+        rooms = list(self.rooms.values())
+        return {"node": self.name, "owned": sum(1 for r in rooms if r.owned),
+                "followed": sum(1 for r in rooms if not r.owned),
+                "redis": "ok" if self.bus.up else "down", "forwarded": self.forwarded,
+                "taken_over": self.taken, "redis_dropped": self.bus.dropped,
+                "lease_renewed_s_ago": round(time.monotonic() - self.renewed_at, 2)}
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    import orjson
+
+    return orjson.dumps(message)

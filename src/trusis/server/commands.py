@@ -1,0 +1,89 @@
+"""One command from a seat, answered once: `ack` once stored, or `refused` with a reason.
+
+The owner of a game runs this for its own connections and for the commands other
+processes forward to it (cluster/node.py), so every command meets the same
+checks, the same rate limits and the same once-only rule. A first answer
+leaves out `seq`, the sender's stream number: the process that holds the
+sender's connection adds it once that connection has been sent the action's
+events, and keeps it (`Room.remember`), so that a copy gets the same answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from trusis.rules.actions import REPLACE, TIMEOUT, Action
+from trusis.rules.i18n import render, seat_label
+from trusis.server.protocol import ActionIn
+from trusis.server.room import Room
+
+NOT_COMMANDS = frozenset({TIMEOUT, REPLACE})
+"""Actions of a record that no connection may send: the timer's, and the host's hand-over
+(which goes through the lobby, where the server checks who the host is)."""
+
+
+def _namer(room: Room) -> Callable[[int], str]:
+    names = room.table.state.names if room.table else []
+    return lambda seat: names[seat] if 0 < seat < len(names) else seat_label(seat)
+
+
+def refusal(room: Room, code: str, params: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A refusal in the protocol's shape, its reason in the client's language."""
+    return {"type": "refused", "id": "", "code": code, "params": params,
+            "message": render(f"refusal.{code}", params, lang, _namer(room))}
+
+
+async def command(room: Room, player_id: str, seat: int | None, client_id: str,
+                  given: ActionIn, lang: str) -> dict[str, Any]:
+    """Apply one command of `player_id` (playing `seat`) and say what happened.
+
+    A command sent again with the same id is answered again with the first answer and
+    applied once, also when the copy arrives (on another connection of the same player)
+    while the first is still being stored: the copy waits for the first's answer.
+    `count` in the answer is the record's length after it (what a follower must have).
+    """
+    key = (player_id, client_id)
+    while (pending := room.pending.get(key)) is not None:
+        await asyncio.shield(pending)
+    known = room.answer(player_id, client_id)
+    if known is not None:  # the same command again: answered again, applied once
+        if known.get("again"):  # read back from the store: its stream number is not kept
+            return {k: v for k, v in known.items() if k not in ("again", "seq")}
+        return dict(known)
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    room.pending[key] = done
+    try:
+        return await _apply(room, player_id, seat, client_id, given, lang)
+    finally:
+        if room.pending.get(key) is done:
+            del room.pending[key]
+        done.set_result(None)
+
+
+async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
+                 given: ActionIn, lang: str) -> dict[str, Any]:
+    reply: dict[str, Any]
+    if room.table is None or seat is None:
+        code = "not_started" if room.table is None else "spectator"
+        reply = refusal(room, code, {}, lang)
+    elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
+        reply = refusal(room, "unknown_action", {"do": given.do}, lang)
+    elif not room.allowed(player_id, Action(given.do)):
+        reply = refusal(room, "rate_limited", {}, lang)
+        reply["id"] = client_id
+        return reply  # not remembered: the same id may be tried again once the budget allows
+    else:
+        action = Action(given.do, seat, given.target, given.shown, given.text, given.to)
+        outcome = await room.submit(action, player_id, client_id)
+        if outcome.refusal is None:
+            reply = {"type": "ack", "id": client_id}
+        else:
+            err = outcome.refusal  # rendered from the same catalogue as err.message()
+            reply = refusal(room, err.code, err.params, lang)
+    reply["id"] = client_id
+    if room.table is not None:
+        reply["count"] = len(room.table.record.actions)
+    room.remember(player_id, client_id, reply)
+    return dict(reply)
