@@ -96,6 +96,7 @@ CAUSES = {"vote_cast": ("vote", "illusion"), "vote_withdrawn": ("vote", "illusio
           "said": ("say",)}
 COMPRESSION: str | None = os.environ.get("LOAD_COMPRESSION", "deflate") or None
 PATIENCE = 3  # a bot that says "not yet" this many times in a phase passes
+SETUP_RETRIES = 5  # a 503 during the set-up of a table is tried again this many times
 
 
 def free_port() -> int:
@@ -158,6 +159,7 @@ class Stats:
     bytes: int = 0
     games: int = 0
     errors: int = 0
+    retried: int = 0  # HTTP requests of the set-up tried again after a 503
     sample: str = ""  # one game frame, whose text the bare server pads with
 
 
@@ -195,6 +197,7 @@ class Slot:
         self.table_id = ""
         self.inflight: dict[int, tuple[float, str, set[int]]] = {}
         self.restarting = False
+        self.games = 0  # tables this slot opened
         self.tasks: list[asyncio.Task[None]] = []
 
 
@@ -229,9 +232,9 @@ class ClientRun:
                 slot = Slot(self, number)
                 if self.kind == "trusis":
                     for index in range(SEATS):
-                        reply = await self.http_(index).post(
-                            "/api/guest", json={"name": f"T{number}.{index}"})
-                        slot.seats.append(Seat(slot, index, reply.json()["token"]))
+                        reply = await self.post(index, "/api/guest", "",
+                                                {"name": f"T{number}.{index}"}, 200)
+                        slot.seats.append(Seat(slot, index, reply["token"]))
                     await self.new_table(slot)
                 else:
                     slot.seats = [Seat(slot, index, "") for index in range(SEATS)]
@@ -249,27 +252,40 @@ class ClientRun:
     def port_(self, index: int) -> int:
         return self.ports[index % len(self.ports)]
 
+    async def post(self, index: int, path: str, token: str, body: dict[str, Any],
+                   expected: int) -> dict[str, Any]:
+        """POST through server process `index`; a 503 (a game's owner not answering, as
+        while a lease changes hands) is tried again a few times, as a client would, and
+        counted."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        for attempt in range(SETUP_RETRIES + 1):
+            reply = await self.http_(index).post(path, json=body, headers=headers)
+            if reply.status_code == expected:
+                answer: dict[str, Any] = reply.json()
+                return answer
+            if reply.status_code != 503 or attempt == SETUP_RETRIES:
+                raise RuntimeError(f"POST {path} through process {index % len(self.ports) + 1}"
+                                   f": {reply.status_code} {reply.text}")
+            self.stats.retried += 1
+            await asyncio.sleep(0.5 * (attempt + 1))
+        raise AssertionError("unreachable")
+
     async def new_table(self, slot: Slot) -> None:
-        """A table created and started through one process (tables take turns), each seat
-        taken through the process its client plays on."""
-        http = self.http_(slot.number)
-        host = {"Authorization": f"Bearer {slot.seats[0].token}"}
-        reply = await http.post("/api/tables", headers=host, json={
+        """A table created and started through one process (the processes take turns,
+        table after table and game after game), each seat taken through the process its
+        client plays on."""
+        through = slot.number + slot.games
+        slot.games += 1
+        host = slot.seats[0].token
+        reply = await self.post(through, "/api/tables", host, {
             "name": f"load {slot.number}", "seats": SEATS, "day_seconds": 30,
-            "night_seconds": 15})
-        if reply.status_code != 201:
-            raise RuntimeError(reply.text)
-        slot.table_id = reply.json()["id"]
+            "night_seconds": 15}, 201)
+        slot.table_id = reply["id"]
         for seat in slot.seats:
-            reply = await self.http_(seat.index).post(
-                f"/api/tables/{slot.table_id}/seats", json={},
-                headers={"Authorization": f"Bearer {seat.token}"})
-            if reply.status_code != 200:
-                raise RuntimeError(reply.text)
-            seat.seat = reply.json()["seat"]
-        reply = await http.post(f"/api/tables/{slot.table_id}/start", headers=host)
-        if reply.status_code != 200:
-            raise RuntimeError(reply.text)
+            reply = await self.post(seat.index, f"/api/tables/{slot.table_id}/seats",
+                                    seat.token, {}, 200)
+            seat.seat = reply["seat"]
+        await self.post(through, f"/api/tables/{slot.table_id}/start", host, {}, 200)
 
     async def connect(self, slot: Slot) -> None:
         for seat in slot.seats:
@@ -525,7 +541,8 @@ class ClientRun:
         stats = self.stats
         return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
-                "games": stats.games, "errors": stats.errors, "elapsed": elapsed, "cpu": cpu,
+                "games": stats.games, "errors": stats.errors, "retried": stats.retried,
+                "elapsed": elapsed, "cpu": cpu,
                 "sample": stats.sample}
 
 
@@ -556,6 +573,7 @@ class Servers:
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     ports: list[int] = field(default_factory=list)
     database: str = ""  # a PostgreSQL database of the bench's own, dropped afterwards
+    logs: list[Path] = field(default_factory=list)
     redis: subprocess.Popen[bytes] | None = None
 
 
@@ -672,6 +690,7 @@ def start_trusis(size: int | None, folder: Path, profile: str | None) -> Servers
             proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
             servers.procs.append(proc)
             servers.ports.append(port)
+            servers.logs.append(log_path)
             wait_healthy(proc, port, "/api/health", log_path,
                          f"trusis server (process {index + 1} of {size})")
     except BaseException:
@@ -762,6 +781,23 @@ class HealthWatch:
         self.thread.join(10)
 
 
+def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
+    """The parent's turn at the barrier; a client process that failed aborts it, and
+    then what it said (and the state of the servers) is the error."""
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        said = []
+        with contextlib.suppress(Exception):
+            while True:
+                said.append(results.get(timeout=5).get("error"))
+        exited = [f"process {i + 1} exited with {proc.returncode}"
+                  for i, proc in enumerate(servers.procs) if proc.poll() is not None]
+        logs = "".join(f"\n-- the end of {path.name}:\n{tail(path, 15)}"
+                       for path in servers.logs)
+        raise SystemExit(f"a client process failed: {said} {exited}{logs}") from None
+
+
 def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         size: int | None = None) -> dict[str, Any]:
     profile = profile_file(args.profile, size) if args.profile else None
@@ -781,7 +817,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         for worker in workers:
             worker.start()
         set_up = time.perf_counter()
-        barrier.wait()
+        meet(barrier, results, servers)
         set_up = time.perf_counter() - set_up
         cpu = [cpu_seconds(pid) for pid in pids]
         redis_cpu = cpu_seconds(servers.redis.pid) if servers.redis else 0.0
@@ -795,7 +831,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                                     "--output", spy_file(args.spy, kind, size)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with HealthWatch(servers.ports if kind == "trusis" else []) as health:
-            barrier.wait()
+            meet(barrier, results, servers)
         if spy is not None:
             spy.wait(60)
         cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu, strict=True)]
@@ -825,7 +861,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
     for part in parts:
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]
-        for key in ("acked", "refused", "frames", "bytes", "games", "errors", "cpu"):
+        for key in ("acked", "refused", "frames", "bytes", "games", "errors", "retried",
+                    "cpu"):
             total[key] = total.get(key, 0) + part[key]
     total["elapsed"] = max(p["elapsed"] for p in parts)
     total["think"] = args.think
@@ -841,7 +878,9 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
     print(f"{name}: {tables} tables x {SEATS} clients, {elapsed:.1f} s "
           f"(set-up {r['set_up']:.1f} s), think {r['think']:g} s")
     print(f"  {rate:10.0f} {unit}/s acknowledged ({r['refused']} refused, "
-          f"{r['games']} games ended, {r['errors']} client errors)")
+          f"{r['games']} games ended, {r['errors']} client errors"
+          + (f", {r['retried']} HTTP requests tried again after a 503" if r["retried"] else "")
+          + ")")
     print(f"  ack latency        p50 {percentile(r['acks'], 50) * ms:7.1f} ms   "
           f"p99 {percentile(r['acks'], 99) * ms:7.1f} ms   ({len(r['acks'])} samples)")
     print(f"  broadcast latency  p50 {percentile(r['broadcasts'], 50) * ms:7.1f} ms   "
