@@ -96,7 +96,7 @@ CAUSES = {"vote_cast": ("vote", "illusion"), "vote_withdrawn": ("vote", "illusio
           "said": ("say",)}
 COMPRESSION: str | None = os.environ.get("LOAD_COMPRESSION", "deflate") or None
 PATIENCE = 3  # a bot that says "not yet" this many times in a phase passes
-SETUP_RETRIES = 5  # a 503 during the set-up of a table is tried again this many times
+SETUP_RETRIES = 2  # a 503 during the set-up of a table is tried again this many times
 
 
 def free_port() -> int:
@@ -160,6 +160,8 @@ class Stats:
     games: int = 0
     errors: int = 0
     retried: int = 0  # HTTP requests of the set-up tried again after a 503
+    lost_tables: int = 0  # tables whose set-up was still refused after those tries
+    lost_reason: str = ""
     sample: str = ""  # one game frame, whose text the bare server pads with
 
 
@@ -227,22 +229,28 @@ class ClientRun:
                       for port in self.ports]
         gate = asyncio.Semaphore(8)
 
-        async def one(number: int) -> Slot:
+        async def one(number: int) -> Slot | None:
             async with gate:
                 slot = Slot(self, number)
                 if self.kind == "trusis":
-                    for index in range(SEATS):
-                        reply = await self.post(index, "/api/guest", "",
-                                                {"name": f"T{number}.{index}"}, 200)
-                        slot.seats.append(Seat(slot, index, reply["token"]))
-                    await self.new_table(slot)
+                    try:
+                        for index in range(SEATS):
+                            reply = await self.post(index, "/api/guest", "",
+                                                    {"name": f"T{number}.{index}"}, 200)
+                            slot.seats.append(Seat(slot, index, reply["token"]))
+                        await self.new_table(slot)
+                    except RuntimeError as err:  # still refused: the run goes on without it
+                        self.stats.lost_tables += 1
+                        self.stats.lost_reason = str(err)
+                        return None
                 else:
                     slot.seats = [Seat(slot, index, "") for index in range(SEATS)]
                     slot.table_id = str(number)
                 await self.connect(slot)
                 return slot
 
-        self.slots = list(await asyncio.gather(*(one(n) for n in self.numbers)))
+        self.slots = [slot for slot in await asyncio.gather(*(one(n) for n in self.numbers))
+                      if slot is not None]
 
     def http_(self, index: int) -> httpx.AsyncClient:
         """The HTTP client of server process `index` (modulo their number)."""
@@ -542,6 +550,7 @@ class ClientRun:
         return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
                 "games": stats.games, "errors": stats.errors, "retried": stats.retried,
+                "lost_tables": stats.lost_tables, "lost_reason": stats.lost_reason,
                 "elapsed": elapsed, "cpu": cpu,
                 "sample": stats.sample}
 
@@ -862,11 +871,12 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]
         for key in ("acked", "refused", "frames", "bytes", "games", "errors", "retried",
-                    "cpu"):
+                    "lost_tables", "cpu"):
             total[key] = total.get(key, 0) + part[key]
     total["elapsed"] = max(p["elapsed"] for p in parts)
     total["think"] = args.think
     total["sample"] = next((p["sample"] for p in parts if p["sample"]), "")
+    total["lost_reason"] = next((p["lost_reason"] for p in parts if p["lost_reason"]), "")
     return total
 
 
@@ -881,6 +891,9 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"{r['games']} games ended, {r['errors']} client errors"
           + (f", {r['retried']} HTTP requests tried again after a 503" if r["retried"] else "")
           + ")")
+    if r["lost_tables"]:
+        print(f"  {r['lost_tables']} of the {tables} tables could not be set up and are left "
+              f"out; the last refusal: {r['lost_reason'][:300]}")
     print(f"  ack latency        p50 {percentile(r['acks'], 50) * ms:7.1f} ms   "
           f"p99 {percentile(r['acks'], 99) * ms:7.1f} ms   ({len(r['acks'])} samples)")
     print(f"  broadcast latency  p50 {percentile(r['broadcasts'], 50) * ms:7.1f} ms   "
