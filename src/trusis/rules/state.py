@@ -179,6 +179,15 @@ class GameState:
         """An independent copy (for search, bots and tests)."""
         return copy.deepcopy(self)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        # Field by field, as deepcopy would do it by itself for a plain class: a class
+        # compiled by mypyc cannot be made without calling __init__.
+        new = GameState([], [])
+        memo[id(self)] = new
+        for name in SAVED + DERIVED:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-able data (secrets included: server-side only)."""
         data: dict[str, Any] = {}
