@@ -12,17 +12,26 @@ of `--rounds` short runs:
 - `+views`: the engine again, also building every seat's view at every phase
   change, as the server does.
 
-Printed: games/s and actions/s of each, engine/reference (>= 1 means the engine
-is at least as fast as the yardstick) and what the views cost (engine/+views).
-Then the balance lab's speed: heuristic-bot games per second at 10 players
-(trusis.lab.simulate.play_one, one process).
+When the compiled engine has been built (`python tools/build_compiled.py`, into
+build/compiled/), `engine` and `+views` are also measured on it, in a second
+process importing from there, interleaved with the others in the same rounds; the
+yardstick is always the reference in this process, run as plain Python.
+
+Printed: which engine this process runs, then for each size and engine games/s
+and actions/s of each way, engine/reference (>= 1 means the engine is at least as
+fast as the yardstick) and what the views cost (engine/+views). Then the balance
+lab's speed: heuristic-bot games per second at 10 players
+(trusis.lab.simulate.play_one, one process), on each engine.
 Usage: python bench/engine.py [--seconds S] [--rounds R] [--lab-games G]
+                              [--compiled DIR | --no-compiled]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +40,7 @@ from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import trusis.rules
 from reference_engine import ReferenceGame
 from trusis import Action, apply, legal_actions, new_game
 from trusis.lab.simulate import game_seed, play_one
@@ -40,6 +50,8 @@ from trusis.rules.views import all_views
 
 NAMES = [f"P{i}" for i in range(1, 31)]
 SIZES = (5, 10, 20, 30)
+ROOT = Path(__file__).resolve().parent.parent
+COMPILED_DIR = ROOT / "build" / "compiled"
 
 
 class Power(Protocol):
@@ -161,29 +173,120 @@ def lab_rate(players: int, games: int, rounds: int) -> float:
     return best
 
 
+def engine_name() -> str:
+    return "compiled (mypyc)" if trusis.rules.compiled() else "pure Python"
+
+
+class Worker:
+    """This script in a second process importing the compiled build: it measures
+    what it is asked, one request at a time, so the runs stay interleaved."""
+
+    def __init__(self, folder: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(folder)}
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--worker"], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+        hello = self.ask("hello")
+        if hello != ["compiled (mypyc)"]:
+            raise SystemExit(f"{folder}: the worker runs {hello}, not the compiled engine")
+
+    def ask(self, *words: object) -> list[str]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(" ".join(map(str, words)) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit("the compiled worker stopped")
+        return line.rstrip("\n").split("|")
+
+    def measure(self, mode: str, players: int, seconds: float) -> tuple[float, float]:
+        g, a = self.ask("measure", mode, players, seconds)
+        return float(g), float(a)
+
+    def lab_rate(self, players: int, games: int, rounds: int) -> float:
+        return float(self.ask("lab", players, games, rounds)[0])
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def serve() -> None:
+    """The worker's side of `Worker`: answer requests on stdin until it closes."""
+    check_same_games()
+    for line in sys.stdin:
+        words = line.split()
+        if words[0] == "hello":
+            answer = engine_name()
+        elif words[0] == "measure":
+            g, a = measure(MODES[words[1]], int(words[2]), float(words[3]))
+            answer = f"{g}|{a}"
+        else:
+            answer = str(lab_rate(int(words[1]), int(words[2]), int(words[3])))
+        print(answer, flush=True)
+
+
+def row(players: int, name: str, ref: tuple[float, float], eng: tuple[float, float],
+        views: tuple[float, float]) -> str:
+    (rg, ra), (eg, ea), (vg, va) = ref, eng, views
+    return (f"{players:>7} {name:<8} | {rg:>13,.0f} {ra:>10,.0f} | {eg:>10,.0f} {ea:>10,.0f} "
+            f"{eg / rg:>6.2f}x | {vg:>10,.0f} {va:>10,.0f} {eg / vg:>9.2f}x")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--worker"]:
+        serve()
+        return
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=0.5, help="time per short run")
     parser.add_argument("--rounds", type=int, default=3, help="short runs per measurement")
     parser.add_argument("--lab-games", type=int, default=20, help="heuristic games per run")
+    parser.add_argument("--compiled", type=Path, default=COMPILED_DIR,
+                        help="the compiled build (tools/build_compiled.py), if built")
+    parser.add_argument("--no-compiled", action="store_true", help="this process only")
     args = parser.parse_args()
     check_same_games()
-    print(f"{'players':>7} | {'reference g/s':>13} {'actions/s':>10} | "
+    print(f"engine: {engine_name()} (this process, and the reference)")
+    worker = None
+    if args.no_compiled or trusis.rules.compiled():
+        pass
+    elif (args.compiled / "trusis" / "rules").is_dir():
+        worker = Worker(args.compiled)
+        print(f"engine: compiled (mypyc), from {args.compiled} (a second process)")
+    else:
+        print(f"compiled engine: not built (python tools/build_compiled.py {args.compiled})")
+    here = "compiled" if trusis.rules.compiled() else "pure"
+    print(f"{'players':>7} {'engine':<8} | {'reference g/s':>13} {'actions/s':>10} | "
           f"{'engine g/s':>10} {'actions/s':>10} {'vs ref':>7} | "
           f"{'+views g/s':>10} {'actions/s':>10} {'views cost':>10}")
     for players in SIZES:
-        best = {mode: (0.0, 0.0) for mode in MODES}
+        best = {mode: (0.0, 0.0) for mode in [*MODES, "c engine", "c +views"]}
         for _ in range(args.rounds):
-            for mode, play in MODES.items():
-                g, a = measure(play, players, args.seconds)
-                best[mode] = (max(best[mode][0], g), max(best[mode][1], a))
-        (rg, ra), (eg, ea), (vg, va) = best["reference"], best["engine"], best["+views"]
-        print(f"{players:>7} | {rg:>13,.0f} {ra:>10,.0f} | {eg:>10,.0f} {ea:>10,.0f} "
-              f"{eg / rg:>6.2f}x | {vg:>10,.0f} {va:>10,.0f} {eg / vg:>9.2f}x")
+            runs = [(mode, mode, False) for mode in MODES]
+            if worker is not None:
+                runs += [(f"c {mode}", mode, True) for mode in ("engine", "+views")]
+            for key, mode, there in runs:
+                if there:
+                    assert worker is not None
+                    g, a = worker.measure(mode, players, args.seconds)
+                else:
+                    g, a = measure(MODES[mode], players, args.seconds)
+                best[key] = (max(best[key][0], g), max(best[key][1], a))
+        print(row(players, here, best["reference"], best["engine"], best["+views"]))
+        if worker is not None:
+            print(row(players, "compiled", best["reference"], best["c engine"],
+                      best["c +views"]))
     if args.lab_games:
         rate = lab_rate(10, args.lab_games, args.rounds)
-        print(f"balance lab, heuristic bots, 10 players: {rate:,.1f} games/s (one process)")
+        line = f"balance lab, heuristic bots, 10 players: {rate:,.1f} games/s ({here}"
+        if worker is not None:
+            line += f"), {worker.lab_rate(10, args.lab_games, args.rounds):,.1f} (compiled"
+        print(line + "; one process each)")
+    if worker is not None:
+        worker.close()
 
 
 if __name__ == "__main__":
