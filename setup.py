@@ -20,8 +20,8 @@ from typing import Any
 # The hot modules of trusis.rules (the engine, its state, legal actions, views and
 # what they import on every action); i18n and errors are not worth it.
 COMPILED_MODULES = (
-    "actions", "engine", "events", "legal", "resolution", "roles", "setup", "state",
-    "victory", "views",
+    "actions", "engine", "events", "legal", "powers", "resolution", "roles", "setup",
+    "state", "victory", "views",
 )
 
 

@@ -2,7 +2,8 @@
 
 `apply(state, action)` checks the action against the rules and either raises
 `IllegalAction` (a reason a player understands, the state untouched) or changes
-the state and returns the events that happened, each with its audience. It is
+the state and returns the events that happened, each with its audience; the
+powers' handlers and the checks they share are in `powers`. It is
 pure: no I/O, no clock (time arrives as a `timeout` action), no randomness
 after the seeded deal.
 """
@@ -14,10 +15,19 @@ from typing import Any
 
 from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action, clean_line, clean_name
 from trusis.rules.errors import IllegalAction, SetupError
-from trusis.rules.events import SEATS, Event
-from trusis.rules.resolution import end_phase, learn
+from trusis.rules.events import Event
+from trusis.rules.powers import (
+    CHOICES,
+    check_actor,
+    check_seat,
+    choice,
+    foresee,
+    illusion,
+    sweep,
+    vote,
+)
+from trusis.rules.resolution import end_phase
 from trusis.rules.roles import (
-    CASTAWAY,
     DAY,
     EXTRA_VOTE,
     FORESEE,
@@ -25,8 +35,6 @@ from trusis.rules.roles import (
     ILLUSION,
     KAMIKAZE_STRIKE,
     NIGHT,
-    POWER_HOLDERS,
-    POWERS_BY_PHASE,
     PROTECT,
     REVIVE,
     ROLES,
@@ -114,7 +122,7 @@ def apply(state: GameState, action: Action) -> list[Event]:
             state.running and type(seat) is int and 0 < seat <= state.n
             and state.alive[seat] and not state.passed[seat] and not state.left[seat]
         ):
-            seat = _check_actor(state, seat)
+            seat = check_actor(state, seat)
         state.passed[seat] = True
         state.waiting -= 1
         state.seq += 1
@@ -130,192 +138,6 @@ def apply(state: GameState, action: Action) -> list[Event]:
     return out
 
 
-# -- checks shared by every game action ------------------------------------
-
-
-# Seats, targets and `to` must be plain ints: `type(x) is int` is the cheapest check
-# and refuses True (an int to Python, which would act as seat 1), floats, str, bytes...
-
-
-def _check_seat(state: GameState, seat: int | None, key: str = "seat") -> int:
-    if type(seat) is not int or not 1 <= seat <= state.n:
-        raise IllegalAction("no_such_seat", number=seat)
-    return seat
-
-
-def _check_actor(state: GameState, seat: int | None) -> int:
-    """R14: the game runs, the seat exists, is present, alive and has not passed."""
-    if (
-        state.running and type(seat) is int and 0 < seat <= state.n
-        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
-    ):
-        return seat  # the common case, checked in one go
-    if not state.running:
-        raise IllegalAction("game_over")
-    s = _check_seat(state, seat)
-    if state.left[s]:
-        raise IllegalAction("actor_left", seat=s)
-    if not state.alive[s]:
-        raise IllegalAction("actor_dead", seat=s)
-    if state.passed[s]:
-        raise IllegalAction("already_passed", seat=s)
-    return s
-
-
-def _check_power(state: GameState, seat: int, power: str) -> None:
-    """The seat's role holds `power` in the current phase (R20–R29)."""
-    role = state.roles[seat]
-    if power in POWERS_BY_PHASE[(role, state.kind)]:
-        return
-    if power == VOTE:
-        raise IllegalAction("night_vote_not_trusis")
-    holders = POWER_HOLDERS[power]
-    if role in holders:
-        raise IllegalAction(f"wrong_phase_{state.kind}", power=power)
-    raise IllegalAction("wrong_role", power=power, holders=list(holders))
-
-
-def _check_target(state: GameState, seat: int, power: str, target: int,
-                  key: str = "target") -> None:
-    """R14: alive and not oneself — except `protect` (self allowed) and `revive` (dead)."""
-    if type(target) is not int or not 1 <= target <= state.n:
-        raise IllegalAction("no_such_seat", number=target)
-    if power == REVIVE:
-        if state.alive[target]:
-            raise IllegalAction("target_alive", target=target)
-        return
-    if not state.alive[target]:
-        raise IllegalAction(f"{key}_dead", **{key: target})
-    if target == seat and power != PROTECT:
-        raise IllegalAction(f"{key}_self", power=power)
-
-
-# -- game actions ------------------------------------------------------------
-
-
-_CHOICES: dict[str, str] = {
-    PROTECT: "protects", EXTRA_VOTE: "extra_votes", KAMIKAZE_STRIKE: "kamikazes",
-    REVIVE: "revives",
-}
-
-
-def _vote(state: GameState, action: Action, out: list[Event]) -> None:
-    seat = action.seat
-    if not (  # _check_actor's common case, inlined
-        state.running and type(seat) is int and 0 < seat <= state.n
-        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
-    ):
-        seat = _check_actor(state, seat)
-    day = state.kind == DAY
-    if not day and state.roles[seat] != TRUSIS:
-        _check_power(state, seat, VOTE)  # R20, R24: everyone by day, the TRUSIS by night
-    target = action.target
-    if target is not None and not (
-        type(target) is int and 0 < target <= state.n and state.alive[target] and target != seat
-    ):
-        _check_target(state, seat, VOTE, target)  # raises with the precise reason
-    if day:
-        had = state.votes.pop(seat, None) or state.illusions.pop(seat, None)
-        if target is None:
-            if had is not None:
-                state.emit(out, "vote_withdrawn", {"voter": seat})
-            return
-        state.votes[seat] = target
-        state.seq += 1  # state.emit, inlined
-        state.public_count += 1
-        out.append(Event(state.seq, "vote_cast", {"voter": seat, "target": target}))
-    else:  # R24: the TRUSIS kill vote, seen by every TRUSIS
-        if target is None:
-            if state.votes.pop(seat, None) is not None:
-                state.tell(out, state.trusis_seats, "trusis_vote_withdrawn", {"voter": seat})
-            return
-        state.votes[seat] = target
-        state.tell(out, state.trusis_seats, "trusis_vote", {"voter": seat, "target": target})
-
-
-def _illusion(state: GameState, action: Action, out: list[Event]) -> None:
-    """R21: a counted invisible vote for `target`, shown publicly as a vote for `shown`."""
-    seat = _check_actor(state, action.seat)
-    _check_power(state, seat, ILLUSION)
-    target, shown = action.target, action.shown
-    if target is None:
-        if state.votes.pop(seat, None) or state.illusions.pop(seat, None):
-            state.emit(out, "vote_withdrawn", {"voter": seat})
-        return
-    if shown is None:
-        raise IllegalAction("missing_shown")
-    _check_target(state, seat, ILLUSION, target)
-    _check_target(state, seat, ILLUSION, shown, "shown")
-    state.votes.pop(seat, None)
-    state.illusions[seat] = (shown, target)
-    state.emit(out, "vote_cast", {"voter": seat, "target": shown})
-    state.tell(out, (seat,), "illusion_made", {"shown": shown, "target": target})
-
-
-def _choice(state: GameState, action: Action, out: list[Event]) -> None:
-    """R13: protect, extra_vote, kamikaze and revive — private until the phase ends."""
-    power = action.do
-    seat = action.seat
-    if not (  # _check_actor's common case, inlined
-        state.running and type(seat) is int and 0 < seat <= state.n
-        and state.alive[seat] and not state.passed[seat] and not state.left[seat]
-    ):
-        seat = _check_actor(state, seat)
-    if power not in POWERS_BY_PHASE[(state.roles[seat], state.kind)]:
-        _check_power(state, seat, power)  # raises with the precise reason
-    choices: dict[int, int] = getattr(state, _CHOICES[power])
-    target = action.target
-    if target is None:
-        if choices.pop(seat, None) is not None:
-            state.tell(out, (seat,), "choice_withdrawn", {"power": power})
-        return
-    _check_target(state, seat, power, target)
-    choices[seat] = target
-    state.seq += 1  # state.tell, inlined
-    state.private_count[seat] += 1
-    out.append(Event(state.seq, "choice_made", {"power": power, "target": target}, SEATS,
-                     (seat,)))
-
-
-def _instant(state: GameState, action: Action, power: str, used: set[int],
-             already: str) -> tuple[int, int]:
-    """R13, R27: the checks of a power answered at once: final, once a night, no withdrawal.
-    Returns the seat and its target; marks the power used for tonight."""
-    seat = _check_actor(state, action.seat)
-    _check_power(state, seat, power)
-    if seat in used:
-        raise IllegalAction(already)
-    target = action.target
-    if target is None:
-        raise IllegalAction("cannot_withdraw", power=power)
-    _check_target(state, seat, power, target)
-    used.add(seat)
-    return seat, target
-
-
-def _sweep(state: GameState, action: Action, out: list[Event]) -> None:
-    """R27: TRUSIS, CASTAWAY or NEITHER, at once and once a night."""
-    seat, target = _instant(state, action, SWEEP, state.swept, "already_swept")
-    role = state.roles[target]
-    fact = role if role in (TRUSIS, CASTAWAY) else "NEITHER"
-    _result(state, out, seat, "sweep_result", target, "result", fact)
-
-
-def _foresee(state: GameState, action: Action, out: list[Event]) -> None:
-    """R27: the exact role, at once and once a night."""
-    seat, target = _instant(state, action, FORESEE, state.foreseen, "already_foreseen")
-    _result(state, out, seat, "foresee_result", target, "role", state.roles[target])
-
-
-def _result(state: GameState, out: list[Event], seat: int, code: str, target: int,
-            key: str, fact: str) -> None:
-    learn(state, seat, target, fact)
-    state.results[seat].append(
-        {"phase": state.phase(), "kind": code, "target": target, key: fact}
-    )
-    state.tell(out, (seat,), code, {"target": target, key: fact})
-
-
 def _pass(state: GameState, action: Action, out: list[Event]) -> None:
     """R11/R12: done for this phase; the last pass ends it."""
     seat = action.seat
@@ -323,7 +145,7 @@ def _pass(state: GameState, action: Action, out: list[Event]) -> None:
         state.running and type(seat) is int and 0 < seat <= state.n
         and state.alive[seat] and not state.passed[seat] and not state.left[seat]
     ):
-        seat = _check_actor(state, seat)
+        seat = check_actor(state, seat)
     state.passed[seat] = True
     state.waiting -= 1
     state.seq += 1  # state.emit, inlined: passing is the most frequent action
@@ -338,7 +160,7 @@ def _timeout(state: GameState, action: Action, out: list[Event]) -> None:
     if not state.running:
         raise IllegalAction("timeout_finished")
     if action.seat is not None:  # a timeout needs no seat; one that names none is refused
-        _check_seat(state, action.seat)
+        check_seat(state, action.seat)
     late = [s for s in range(1, state.n + 1) if state.alive[s] and not state.passed[s]]
     for seat in late:
         state.passed[seat] = True
@@ -354,7 +176,7 @@ def _leave(state: GameState, action: Action, out: list[Event]) -> None:
     """R52: the seat stays, passes from now on, and drops an unpassed choice."""
     if not state.running:
         raise IllegalAction("game_over")
-    seat = _check_seat(state, action.seat)
+    seat = check_seat(state, action.seat)
     if state.left[seat]:
         raise IllegalAction("already_left", seat=seat)
     state.left[seat] = True
@@ -370,7 +192,7 @@ def _leave(state: GameState, action: Action, out: list[Event]) -> None:
             state.emit(out, "vote_withdrawn", {"voter": seat})
     elif state.votes.pop(seat, None) is not None:
         state.tell(out, state.trusis_seats, "trusis_vote_withdrawn", {"voter": seat})
-    for attr in _CHOICES.values():
+    for attr in CHOICES.values():
         getattr(state, attr).pop(seat, None)
     state.passed[seat] = True
     state.waiting -= 1
@@ -383,7 +205,7 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
     """R53: a departed seat is taken over, keeping its role and knowledge."""
     if not state.running:
         raise IllegalAction("game_over")
-    seat = _check_seat(state, action.seat)
+    seat = check_seat(state, action.seat)
     if not state.left[seat]:
         raise IllegalAction("not_left", seat=seat)
     by = "bot" if action.by is None else clean_name(action.by)  # D9, as chat
@@ -399,7 +221,7 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
 
 def _say(state: GameState, action: Action, out: list[Event]) -> None:
     """R50: public or private chat, open to the living and the dead, at any time."""
-    seat = _check_seat(state, action.seat)
+    seat = check_seat(state, action.seat)
     if state.left[seat]:
         raise IllegalAction("actor_left", seat=seat)
     # D9: line breaks, tabs and control characters become single spaces, so that a
@@ -431,14 +253,14 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
 
 
 _HANDLERS: dict[str, Callable[[GameState, Action, list[Event]], None]] = {
-    VOTE: _vote,
-    ILLUSION: _illusion,
-    PROTECT: _choice,
-    EXTRA_VOTE: _choice,
-    KAMIKAZE_STRIKE: _choice,
-    REVIVE: _choice,
-    SWEEP: _sweep,
-    FORESEE: _foresee,
+    VOTE: vote,
+    ILLUSION: illusion,
+    PROTECT: choice,
+    EXTRA_VOTE: choice,
+    KAMIKAZE_STRIKE: choice,
+    REVIVE: choice,
+    SWEEP: sweep,
+    FORESEE: foresee,
     PASS: _pass,
     TIMEOUT: _timeout,
     LEAVE: _leave,
