@@ -17,6 +17,7 @@ the truth the tests replay with `trusis.table.table.Table`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import random
@@ -242,21 +243,35 @@ def sqlite_path(server: ServerProcess) -> str:
     return server.database[len("sqlite:///"):]
 
 
-def _rows(path: str, sql: str, *args: Any) -> list[dict[str, Any]]:
-    with contextlib.closing(sqlite3.connect(path, timeout=10)) as conn:
+def _rows(server: ServerProcess, sql: str, *args: Any) -> list[dict[str, Any]]:
+    """Rows straight from the server's database: its SQLite file, or its PostgreSQL."""
+    if server.database.startswith("postgresql"):
+        return asyncio.run(_pg_rows(server.database, sql, args))
+    with contextlib.closing(sqlite3.connect(sqlite_path(server), timeout=10)) as conn:
         conn.row_factory = sqlite3.Row
         return [dict(r) for r in conn.execute(sql, args).fetchall()]
 
 
+async def _pg_rows(url: str, sql: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+    import asyncpg
+
+    parts = sql.split("?")
+    numbered = parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], 1))
+    conn = await asyncpg.connect(url)
+    try:
+        return [dict(r) for r in await conn.fetch(numbered, *args)]
+    finally:
+        await conn.close()
+
+
 def table_row(server: ServerProcess, table_id: str) -> dict[str, Any]:
-    rows = _rows(sqlite_path(server), "SELECT * FROM tables WHERE id = ?", table_id)
+    rows = _rows(server, "SELECT * FROM tables WHERE id = ?", table_id)
     assert rows, table_id
     return rows[0]
 
 
 def action_rows(server: ServerProcess, table_id: str) -> list[dict[str, Any]]:
-    return _rows(sqlite_path(server), "SELECT * FROM actions WHERE table_id = ? ORDER BY idx",
-                 table_id)
+    return _rows(server, "SELECT * FROM actions WHERE table_id = ? ORDER BY idx", table_id)
 
 
 def stored_record(server: ServerProcess, table_id: str) -> Record:

@@ -1,0 +1,278 @@
+"""Several `trusis serve` processes on one PostgreSQL and one Redis (issue 13).
+
+Two real server processes share the machine's PostgreSQL (a database of their
+own) and a Redis server this test starts on a spare port, so that it can kill
+and restart it. The clients of each game are spread over both processes, and
+play over the protocol (tests/liveplay.py). After each game, the same checks
+as the crash test, from the database: every acknowledged command is stored,
+every timer fired once per phase, and every frame every client received is the
+engine's view and stream for its seat at that number (tests/leakcheck.py) —
+whichever process sent it.
+
+- a whole game, with the lobby requests and the clients spread over both;
+- the owner killed (SIGKILL) in the middle of a night: the other process takes
+  the game over, its clients reconnect there, the night's timer fires once;
+- the owner stopped (SIGSTOP) until its lease expired, then resumed: it stores
+  nothing more (every stored action carries the fencing number it was stored
+  under: none of the old number comes after the new one);
+- Redis killed and restarted in the middle of a game: every client ends with
+  its full stream.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from leakcheck import Checker, GameRun
+from liveplay import Seated, action_rows
+from serverproc import (
+    Guest,
+    ServerProcess,
+    drop_database,
+    free_port,
+    new_database,
+    postgres_available,
+)
+from test_server_crash import Game, Uptime, check_acknowledged, check_timers
+
+pytestmark = [
+    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
+
+LEASE = 2.0  # seconds: a takeover within a few of them
+DAY_SECONDS, NIGHT_SECONDS = 30, 15
+
+
+class RedisServer:
+    """A Redis of the test's own, on a spare port, that keeps nothing on disk."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True,
+                              check=False).stdout.strip() == b"PONG":
+                return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@dataclass
+class Cluster:
+    servers: list[ServerProcess]
+    redis: RedisServer
+
+    def health(self, index: int) -> dict[str, Any]:
+        data: dict[str, Any] = httpx.get(self.servers[index].url + "/api/health",
+                                         timeout=5).json()
+        return data
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
+    monkeypatch.setenv("TRUSIS_SECRET", "the same secret on every process")
+    redis = RedisServer()
+    redis.start()
+    database = new_database("postgresql", tmp_path)
+    servers = [ServerProcess(database, bot_pace=0.0, log=tmp_path / f"{name}.log",
+                             extra=["--redis", redis.url, "--node", name,
+                                    "--lease-seconds", str(LEASE)])
+               for name in ("a", "b")]
+    try:
+        for server in servers:
+            server.start()
+        yield Cluster(servers, redis)
+    finally:
+        for server in servers:
+            if server.proc is not None and server.proc.poll() is None:
+                server.proc.send_signal(signal.SIGCONT)
+            server.stop()
+        redis.kill()
+        drop_database(database)
+
+
+def new_game(cluster: Cluster, seats: int, people: int, rng: random.Random) -> Game:
+    """A table created on process a (its owner); every other request through b, or
+    spread: guests sign in, sit and connect alternately on a and b."""
+    a, b = cluster.servers
+    host = Guest(a.url, "Host")
+    guests = [host] + [Guest(cluster.servers[i % 2].url, f"P{i}") for i in range(1, people)]
+    table = host.create(seats=seats, day_seconds=DAY_SECONDS, night_seconds=NIGHT_SECONDS)
+    game = Game(table["id"], seats, guests)
+    numbers = [g.sit(game.table_id) for g in guests]
+    through_b = httpx.Client(base_url=b.url, headers=host.http.headers, timeout=10)
+    for _ in range(seats - people):  # forwarded to the owner, answered with its table
+        reply = through_b.post(f"/api/tables/{game.table_id}/bots", json={"kind": "heuristic"})
+        assert reply.status_code == 200, reply.text
+    seen = through_b.get(f"/api/tables/{game.table_id}").json()
+    assert seen["taken"] == seats, seen
+    reply = through_b.post(f"/api/tables/{game.table_id}/start")
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["status"] == "running"
+    for i, (guest, number) in enumerate(zip(guests, numbers, strict=True)):
+        game.clients.append(Seated(cluster.servers[i % 2], game.table_id, guest.token,
+                                   guest.id, number, random.Random(rng.random()), f"g{i}",
+                                   whisper=0.3, idle=0.0))
+    for client in game.clients:
+        assert client.connect()
+    return game
+
+
+def play(game: Game, until: Any, limit: float = 120.0, act: bool = True,
+         servers: list[ServerProcess] | None = None) -> None:
+    """Clients read and act until `until()`; a lost connection reconnects (to the first
+    of `servers` that is up, when given)."""
+    deadline = time.monotonic() + limit
+    while not until():
+        assert time.monotonic() < deadline, "timed out"
+        for client in game.clients:
+            if client.player is None:
+                if servers:
+                    client.server = servers[0]
+                client.connect()
+                continue
+            client.pump(0.01)
+            if act:
+                client.step()
+
+
+def finished(game: Game) -> bool:
+    return all(c.finished for c in game.clients)
+
+
+def check(cluster: Cluster, game: Game, uptime: Uptime | None = None) -> list[str]:
+    for client in game.clients:
+        client.settle()
+    server = cluster.servers[1]
+    problems = check_acknowledged(server, game)
+    for client in game.clients:
+        if client.pending is not None:
+            problems.append(f"seat {client.seat} on {client.server.port}: lost {client.lost}, "
+                            f"sent {client.sent[client.pending]}, last "
+                            f"{[m['type'] for m in (client.player.messages if client.player else [])][-5:]}")
+    problems += check_timers(server, game, uptime or Uptime([0.0]))[0]
+    checker = Checker(GameRun(game.table_id, game.seats, game.clients), server)
+    checker.replay()
+    for client in game.clients:
+        checker.check_client(client, client.seat)
+    return problems + checker.problems
+
+
+def night(client: Seated) -> bool:
+    return client.view is not None and client.view["phase"]["kind"] == "night"
+
+
+def owner_of(cluster: Cluster, wanted: int, timeout: float = 15.0) -> float:
+    """Seconds until process `wanted` owns a game."""
+    start = time.monotonic()
+    while cluster.health(wanted)["owned"] < 1:
+        assert time.monotonic() - start < timeout, "no takeover"
+        time.sleep(0.1)
+    return time.monotonic() - start
+
+
+def test_a_whole_game_with_its_clients_spread_over_two_processes(cluster: Cluster) -> None:
+    game = new_game(cluster, seats=7, people=4, rng=random.Random(1))
+    a, b = cluster.health(0), cluster.health(1)
+    assert a["ok"] and b["ok"] and a["cluster"] and a["redis"] == "ok"
+    assert (a["owned"], b["owned"], b["followed"]) == (1, 0, 1)
+    play(game, lambda: finished(game))
+    problems = check(cluster, game)
+    assert problems == [], "\n".join(problems)
+    assert cluster.health(1)["forwarded"] > 0  # b's clients' commands went to a
+    # Every HTTP page answers the same whichever process answers.
+    for server in cluster.servers:
+        summary = httpx.get(f"{server.url}/api/tables/{game.table_id}/summary", timeout=10)
+        assert summary.status_code == 200 and summary.json()["winner"]
+
+
+def test_the_owner_killed_in_a_night_the_other_process_carries_on(cluster: Cluster) -> None:
+    game = new_game(cluster, seats=6, people=3, rng=random.Random(2))
+    a, b = cluster.servers
+    play(game, lambda: all(night(c) for c in game.clients))
+    for client in game.clients:  # the commands in flight are answered first
+        client.settle()
+    killed_at = time.time()
+    a.kill()
+    took = owner_of(cluster, 1)
+    # Nobody acts this night: its timer must fire, once, on b.
+    play(game, lambda: not all(night(c) for c in game.clients), limit=60, act=False,
+         servers=[b])
+    play(game, lambda: finished(game), servers=[b])
+    problems = check(cluster, game, Uptime([0.0]))
+    assert problems == [], "\n".join(problems[:20])
+    assert took < LEASE * 3
+    rows = action_rows(b, game.table_id)
+    timeouts = [r for r in rows if '"timeout"' in r["data"] and r["t"] > killed_at]
+    assert timeouts, "the night's timer did not fire after the kill"
+    assert {r["fence"] for r in rows if r["t"] > killed_at + took} == {2}
+
+
+def test_a_stalled_owner_stores_nothing_after_its_lease_expired(cluster: Cluster) -> None:
+    game = new_game(cluster, seats=6, people=3, rng=random.Random(3))
+    a, b = cluster.servers
+    play(game, lambda: all(len(c.acked) >= 2 for c in game.clients))
+    assert a.proc is not None
+    a.proc.send_signal(signal.SIGSTOP)
+    try:
+        owner_of(cluster, 1)
+        # Clients of a send commands it cannot read; b's clients play on.
+        played = len(action_rows(b, game.table_id))
+        on_b = Game(game.table_id, game.seats, game.guests,
+                    [c for c in game.clients if c.server is b])
+        for client in game.clients:
+            if client.server is a:
+                client.step()
+        play(on_b, lambda: len(action_rows(b, game.table_id)) > played + 3 or finished(on_b))
+    finally:
+        a.proc.send_signal(signal.SIGCONT)
+    play(game, lambda: finished(game), servers=[b])
+    rows = action_rows(b, game.table_id)
+    fences = [r["fence"] for r in rows]
+    assert fences == sorted(fences), f"an action was stored under a lost lease: {fences}"
+    assert fences[-1] == 2
+    assert cluster.health(0)["owned"] == 0
+    problems = check(cluster, game)
+    assert problems == [], "\n".join(problems[:20])
+
+
+def test_redis_restarted_in_a_game_every_client_ends_with_its_whole_stream(
+        cluster: Cluster) -> None:
+    game = new_game(cluster, seats=7, people=4, rng=random.Random(4))
+    play(game, lambda: all(len(c.acked) >= 3 for c in game.clients))
+    cluster.redis.kill()
+    down_until = time.monotonic() + 3.0
+    play(game, lambda: time.monotonic() > down_until)
+    assert not cluster.health(1)["ok"]  # it says so: 503 while Redis is down
+    cluster.redis.start()
+    play(game, lambda: finished(game), limit=180)
+    problems = check(cluster, game)
+    assert problems == [], "\n".join(problems[:20])
+    assert cluster.health(0)["redis"] == "ok" and cluster.health(1)["redis"] == "ok"
