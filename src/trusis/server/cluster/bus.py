@@ -98,8 +98,8 @@ class Bus:
         while True:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
+                self._pubsub = pubsub  # first: a channel added meanwhile is sent on it
                 await pubsub.subscribe(self.own, *self.channels)
-                self._pubsub = pubsub
                 self.up = True
                 if not first:
                     log.warning("redis: connected again; catching up from the database")

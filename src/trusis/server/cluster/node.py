@@ -244,7 +244,17 @@ class Node:
                        again: bool) -> dict[str, Any]:
         """`local()` if this process owns the game; otherwise the owner's answer to
         `message`. `again`: the request may be sent twice (it is applied once)."""
-        give_up = time.monotonic() + FORWARD_SECONDS
+        began = time.monotonic()
+        give_up = began + FORWARD_SECONDS
+        try:
+            return await self._on_owner(room, local, message, again, give_up)
+        finally:
+            if time.monotonic() - began > ANSWER_SECONDS:
+                log.warning("table %s: a %s request took %.1f s to reach its owner", room.id,
+                            message["k"], time.monotonic() - began)
+
+    async def _on_owner(self, room: Room, local: Local, message: dict[str, Any], again: bool,
+                        give_up: float) -> dict[str, Any]:
         while True:
             if room.owned:
                 try:
