@@ -1,0 +1,117 @@
+"""Leases and fencing numbers on the machine's PostgreSQL (issue 13: server/cluster/lease.py).
+
+The store's fenced append is the guarantee behind a stalled owner: whatever it
+still has in memory, it can store nothing once another process has taken its
+game over, because the fencing number is checked in the very transaction that
+would store the action. These tests drive `Store` and `Leases` directly, two
+"processes" (nodes) on one database, with no timing involved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from sqlalchemy import select, update
+
+from serverproc import drop_database, new_database, postgres_available
+from trusis.server import schema
+from trusis.server.cluster.lease import Leases
+from trusis.server.config import normalise_database_url
+from trusis.server.store import LeaseLost, Store
+
+pytestmark = pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL")
+
+
+@pytest_asyncio.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    url = await asyncio.to_thread(new_database, "postgresql", tmp_path)
+    store = Store(normalise_database_url(url))
+    await store.migrate()
+    try:
+        yield store
+    finally:
+        await store.close()
+        await asyncio.to_thread(drop_database, url)
+
+
+async def new_table(store: Store, table_id: str, status: str = "running") -> None:
+    host = await store.new_player("Host", "guest")
+    await store.new_table(table_id, "t", host.id, {}, "invite", False)
+    async with store.engine.begin() as conn:
+        await conn.execute(update(schema.tables).where(schema.tables.c.id == table_id)
+                           .values(status=status))
+
+
+async def append(store: Store, table_id: str, index: int, fence: tuple[str, int]) -> None:
+    await store.append(table_id, index, {"seat": 1, "do": "pass"}, 1.0, None, None, None,
+                       "day:1", None, fence)
+
+
+async def stored(store: Store, table_id: str) -> list[tuple[int, int | None]]:
+    a = schema.actions
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(select(a.c.idx, a.c.fence).where(a.c.table_id == table_id)
+                                   .order_by(a.c.idx))).all()
+    return [(int(r[0]), r[1]) for r in rows]
+
+
+async def expire(store: Store, table_id: str) -> None:
+    """As if its owner stalled past the lease's end."""
+    async with store.engine.begin() as conn:
+        await conn.execute(update(schema.leases).where(schema.leases.c.table_id == table_id)
+                           .values(expires_at=0.0))
+
+
+@pytest.mark.asyncio
+async def test_a_lost_lease_stores_nothing_and_the_new_owner_stores_under_its_number(
+        store: Store) -> None:
+    a, b = Leases(store, "a", 5.0), Leases(store, "b", 5.0)
+    await new_table(store, "t1")
+    assert await a.create("t1") == 1
+    await append(store, "t1", 0, ("a", 1))
+    assert await b.take_expired(10) == []  # a live lease is never taken
+    await expire(store, "t1")
+    assert await b.take_expired(10) == [("t1", 2)]
+    with pytest.raises(LeaseLost):  # a wakes up and tries: refused, nothing stored
+        await append(store, "t1", 1, ("a", 1))
+    assert await stored(store, "t1") == [(0, 1)]
+    assert await a.renew() == {}
+    assert await b.renew() == {"t1": 2}
+    await append(store, "t1", 1, ("b", 2))
+    assert await stored(store, "t1") == [(0, 1), (1, 2)]
+
+
+@pytest.mark.asyncio
+async def test_in_one_group_commit_only_the_lost_lease_fails(store: Store) -> None:
+    a, b = Leases(store, "a", 5.0), Leases(store, "b", 5.0)
+    for name in ("t1", "t2"):
+        await new_table(store, name)
+        await a.create(name)
+    await expire(store, "t2")
+    assert await b.take_expired(10) == [("t2", 2)]
+    results = await asyncio.gather(append(store, "t1", 0, ("a", 1)),
+                                   append(store, "t2", 0, ("a", 1)), return_exceptions=True)
+    assert results[0] is None and isinstance(results[1], LeaseLost)
+    assert await stored(store, "t1") == [(0, 1)]
+    assert await stored(store, "t2") == []
+
+
+@pytest.mark.asyncio
+async def test_finished_games_are_never_taken_and_a_clean_stop_hands_games_back(
+        store: Store) -> None:
+    a, b = Leases(store, "a", 30.0), Leases(store, "b", 30.0)
+    await new_table(store, "done", status="finished")
+    await new_table(store, "live")
+    await new_table(store, "orphan")  # made by a single process: no lease yet
+    await a.create("done")
+    await a.create("live")
+    await expire(store, "done")
+    await a.adopt_orphans()
+    assert await b.take_expired(10) == [("orphan", 1)]
+    await a.hand_back()  # a clean shutdown: its games go at once, not after 30 s
+    assert await b.take_expired(10) == [("live", 2)]
+    assert await a.owner("live") == "b"
