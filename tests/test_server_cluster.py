@@ -24,26 +24,16 @@ from __future__ import annotations
 import random
 import shutil
 import signal
-import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from clusterproc import LEASE, Cluster
 from leakcheck import Checker, GameRun
 from liveplay import Seated, action_rows
-from serverproc import (
-    Guest,
-    ServerProcess,
-    drop_database,
-    free_port,
-    new_database,
-    postgres_available,
-)
+from serverproc import Guest, ServerProcess, postgres_available
 from test_server_crash import Game, Uptime, check_acknowledged, check_timers
 
 pytestmark = [
@@ -51,71 +41,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]
 
-LEASE = 2.0  # seconds: a takeover within a few of them
 DAY_SECONDS, NIGHT_SECONDS = 30, 15
-
-
-class RedisServer:
-    """A Redis of the test's own, on a spare port, that keeps nothing on disk."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True,
-                              check=False).stdout.strip() == b"PONG":
-                return
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-
-@dataclass
-class Cluster:
-    servers: list[ServerProcess]
-    redis: RedisServer
-
-    def health(self, index: int) -> dict[str, Any]:
-        data: dict[str, Any] = httpx.get(self.servers[index].url + "/api/health",
-                                         timeout=5).json()
-        return data
-
-
-@pytest.fixture
-def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
-    monkeypatch.setenv("TRUSIS_SECRET", "the same secret on every process")
-    redis = RedisServer()
-    redis.start()
-    database = new_database("postgresql", tmp_path)
-    servers = [ServerProcess(database, bot_pace=0.0, log=tmp_path / f"{name}.log",
-                             extra=["--redis", redis.url, "--node", name,
-                                    "--lease-seconds", str(LEASE)])
-               for name in ("a", "b")]
-    try:
-        for server in servers:
-            server.start()
-        yield Cluster(servers, redis)
-    finally:
-        for server in servers:
-            if server.proc is not None and server.proc.poll() is None:
-                server.proc.send_signal(signal.SIGCONT)
-            server.stop()
-        redis.kill()
-        drop_database(database)
 
 
 def new_game(cluster: Cluster, seats: int, people: int, rng: random.Random) -> Game:
@@ -174,9 +100,9 @@ def check(cluster: Cluster, game: Game, uptime: Uptime | None = None) -> list[st
     problems = check_acknowledged(server, game)
     for client in game.clients:
         if client.pending is not None:
+            last = [m["type"] for m in (client.player.messages if client.player else [])]
             problems.append(f"seat {client.seat} on {client.server.port}: lost {client.lost}, "
-                            f"sent {client.sent[client.pending]}, last "
-                            f"{[m['type'] for m in (client.player.messages if client.player else [])][-5:]}")
+                            f"sent {client.sent[client.pending]}, last {last[-5:]}")
     problems += check_timers(server, game, uptime or Uptime([0.0]))[0]
     checker = Checker(GameRun(game.table_id, game.seats, game.clients), server)
     checker.replay()
@@ -198,7 +124,8 @@ def owner_of(cluster: Cluster, wanted: int, timeout: float = 15.0) -> float:
     return time.monotonic() - start
 
 
-def test_a_whole_game_with_its_clients_spread_over_two_processes(cluster: Cluster) -> None:
+def test_a_whole_game_with_its_clients_spread_over_two_processes(two_processes: Cluster) -> None:
+    cluster = two_processes
     game = new_game(cluster, seats=7, people=4, rng=random.Random(1))
     a, b = cluster.health(0), cluster.health(1)
     assert a["ok"] and b["ok"] and a["cluster"] and a["redis"] == "ok"
@@ -213,7 +140,8 @@ def test_a_whole_game_with_its_clients_spread_over_two_processes(cluster: Cluste
         assert summary.status_code == 200 and summary.json()["winner"]
 
 
-def test_the_owner_killed_in_a_night_the_other_process_carries_on(cluster: Cluster) -> None:
+def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes: Cluster) -> None:
+    cluster = two_processes
     game = new_game(cluster, seats=6, people=3, rng=random.Random(2))
     a, b = cluster.servers
     play(game, lambda: all(night(c) for c in game.clients))
@@ -235,7 +163,8 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(cluster: Clust
     assert {r["fence"] for r in rows if r["t"] > killed_at + took} == {2}
 
 
-def test_a_stalled_owner_stores_nothing_after_its_lease_expired(cluster: Cluster) -> None:
+def test_a_stalled_owner_stores_nothing_after_its_lease_expired(two_processes: Cluster) -> None:
+    cluster = two_processes
     game = new_game(cluster, seats=6, people=3, rng=random.Random(3))
     a, b = cluster.servers
     play(game, lambda: all(len(c.acked) >= 2 for c in game.clients))
@@ -264,7 +193,8 @@ def test_a_stalled_owner_stores_nothing_after_its_lease_expired(cluster: Cluster
 
 
 def test_redis_restarted_in_a_game_every_client_ends_with_its_whole_stream(
-        cluster: Cluster) -> None:
+        two_processes: Cluster) -> None:
+    cluster = two_processes
     game = new_game(cluster, seats=7, people=4, rng=random.Random(4))
     play(game, lambda: all(len(c.acked) >= 3 for c in game.clients))
     cluster.redis.kill()
@@ -276,3 +206,28 @@ def test_redis_restarted_in_a_game_every_client_ends_with_its_whole_stream(
     problems = check(cluster, game)
     assert problems == [], "\n".join(problems[:20])
     assert cluster.health(0)["redis"] == "ok" and cluster.health(1)["redis"] == "ok"
+
+
+def test_accounts_the_lobby_and_every_page_answer_alike_on_either_process(
+        two_processes: Cluster) -> None:
+    a, b = (httpx.Client(base_url=s.url, timeout=10) for s in two_processes.servers)
+    assert a.post("/api/guest", json={"name": "Ada"}).status_code == 200
+    registered = a.post("/api/accounts", json={"name": "Ada", "password": "a long passphrase"})
+    assert registered.status_code == 201, registered.text
+    me = registered.json()["player"]
+    b.cookies = a.cookies  # one browser, its requests answered by either process
+    assert b.get("/api/me").json()["player"]["id"] == me["id"]
+    table = a.post("/api/tables", json={"name": "Ada's table", "seats": 5}).json()
+    listed = {t["id"]: t for t in b.get("/api/tables").json()["tables"]}
+    assert listed[table["id"]]["host"] == {"id": me["id"], "name": "Ada"}
+    assert b.post(f"/api/tables/{table['id']}/seats", json={"seat": 3}).json()["seat"] == 3
+    assert a.get(f"/api/tables/{table['id']}").json()["seats"][2]["you"] is True
+    again = httpx.Client(base_url=two_processes.servers[1].url, timeout=10)
+    assert again.post("/api/login", json={"name": "ada", "password": "wrong"}).status_code == 401
+    assert again.post("/api/login", json={"name": "ada", "password": "a long passphrase"}
+                      ).status_code == 200
+    for client in (a, b):
+        assert client.get(f"/api/players/{me['id']}").json()["player"]["name"] == "Ada"
+        assert client.get("/api/leaderboard").status_code == 200
+        page = client.get(f"/t/{table['id']}")
+        assert page.status_code == 200 and "<html" in page.text.lower()
