@@ -25,11 +25,12 @@ from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
 from trusis.server.config import Settings, secret_key
 from trusis.server.errors import LobbyError
-from trusis.server.hub import Hub, setup_refusal
+from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
 from trusis.server.options import TableOptions
 from trusis.server.protocol import schema
+from trusis.server.seating import setup_refusal
 from trusis.server.store import Store
 from trusis.stats.display import _words
 

@@ -9,33 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import secrets
-import time
 from typing import Any
 
-from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
 from trusis.server.cluster.follow import apply_facts, facts
-from trusis.server.cluster.node import Node, OwnerUnavailable
+from trusis.server.cluster.forward import OwnerUnavailable
+from trusis.server.cluster.node import Node
 from trusis.server.commands import command, refusal
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.options import TableOptions
 from trusis.server.protocol import ActionIn
 from trusis.server.restore import load_room, record_of
-from trusis.server.room import Room, Seat
+from trusis.server.room import Room
+from trusis.server.seat import Seat
+from trusis.server.seating import Seating, setup_refusal
 from trusis.server.store import Player, Store, new_id
 from trusis.table.record import Record
-from trusis.table.table import Table
-
-
-def setup_refusal(err: SetupError) -> LobbyError:
-    """The engine's R1/R4–R6 refusal as a lobby answer, with its code and parameters."""
-    return LobbyError(422, f"setup.{err.code}", str(err), **err.params)
-
 
 FINISHED_KEPT_SECONDS = 600.0
 """How long a finished room stays in memory after its end, while it may still be watched."""
@@ -48,7 +41,7 @@ def unavailable() -> LobbyError:
                       "answering right now; try again in a moment")
 
 
-class Hub:
+class Hub(Seating):
     def __init__(self, store: Store, pace: float = 1.0) -> None:
         self.store = store
         self.pace = pace
@@ -211,168 +204,6 @@ class Hub:
         except LobbyError as err:
             return {"error": {"status": err.status, **err.body()}}
         return {"result": result, "table": facts(room)}
-
-    @staticmethod
-    def _open(room: Room) -> None:
-        if room.status != "open":
-            raise LobbyError(409, "already_started", "the game has already started")
-
-    @staticmethod
-    def _host(room: Room, player: Player) -> None:
-        if player.id != room.host_id:
-            raise LobbyError(403, "not_host", "only the table's host can do this")
-
-    @staticmethod
-    def _free_number(room: Room, seat: int | None) -> int:
-        if seat is None:
-            for number in range(1, room.options.seats + 1):
-                if number not in room.seats:
-                    return number
-            raise LobbyError(409, "table_full", "every seat is taken")
-        if not 1 <= seat <= room.options.seats:
-            raise LobbyError(422, "no_such_seat", f"there is no seat {seat} at this table",
-                             seat=seat, seats=room.options.seats)
-        if seat in room.seats:
-            raise LobbyError(409, "seat_taken", f"seat {seat} is taken", seat=seat)
-        return seat
-
-    async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
-        async with room.lock:
-            self._open(room)
-            current = room.seat_of(player.id)
-            if current is not None and (seat is None or seat == current):
-                return current
-            number = self._free_number(room, seat)
-            if current is not None:
-                del room.seats[current]
-                await self.store.free_seat(room.id, current)
-            room.seats[number] = Seat("person", player.name, player.id)
-            await self.store.set_seat(room.id, number, "person", player.name, player.id, None)
-        room.broadcast_table()
-        return number
-
-    async def _stand(self, room: Room, player: Player) -> None:
-        async with room.lock:
-            self._open(room)
-            current = room.seat_of(player.id)
-            if current is None:
-                raise LobbyError(409, "not_seated", "you have no seat at this table")
-            del room.seats[current]
-            await self.store.free_seat(room.id, current)
-        room.broadcast_table()
-
-    def bot_name(self, room: Room) -> str:
-        taken = {s.name for s in room.seats.values()}
-        names = [n for n in BOT_NAMES if n not in taken] or [f"Bot {len(taken) + 1}"]
-        return random.SystemRandom().choice(names)
-
-    async def _add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
-        self._host(room, player)
-        if kind not in available_kinds():
-            raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind,
-                             kinds=available_kinds())
-        async with room.lock:
-            self._open(room)
-            number = self._free_number(room, seat)
-            name = self.bot_name(room)
-            room.seats[number] = Seat("bot", name, None, kind)
-            await self.store.set_seat(room.id, number, "bot", name, None, kind)
-        room.broadcast_table()
-        return number
-
-    async def _free(self, room: Room, player: Player, seat: int) -> None:
-        self._host(room, player)
-        async with room.lock:
-            self._open(room)
-            if seat not in room.seats:
-                raise LobbyError(409, "seat_empty", f"seat {seat} is empty", seat=seat)
-            del room.seats[seat]
-            await self.store.free_seat(room.id, seat)
-        room.broadcast_table()
-
-    async def _program_seat(self, room: Room, player: Player, seat: int | None,
-                           name: str) -> tuple[int, str]:
-        """The host hands a seat to a program: a player of kind program, and its token."""
-        self._host(room, player)
-        program = await self.store.new_player(name, "program")
-        async with room.lock:
-            self._open(room)
-            number = self._free_number(room, seat)
-            room.seats[number] = Seat("program", name, program.id)
-            await self.store.set_seat(room.id, number, "program", name, program.id, None)
-        token = await self.store.new_token(program.id, "seat", room.id, number)
-        room.broadcast_table()
-        return number, token
-
-    async def _start(self, room: Room, player: Player) -> None:
-        """Deal with a seed from `secrets` (never shown before the end) and begin Day 1."""
-        self._host(room, player)
-        async with room.lock:
-            self._open(room)
-            empty = [n for n in range(1, room.options.seats + 1) if n not in room.seats]
-            if empty:
-                raise LobbyError(409, "seats_empty", "every seat needs a person or a bot",
-                                 seats=empty)
-            seed = secrets.randbits(62)
-            names = [room.seats[n].name for n in range(1, room.options.seats + 1)]
-            now = time.time()
-            try:
-                table = Table(names, seed, room.options.custom, started_at=now)
-            except SetupError as err:
-                raise setup_refusal(err) from None
-            table.record.extra["table"] = {"id": room.id, "name": room.name}
-            room.table = table
-            room.status = "running"
-            room.deadline = now + room.options.day_seconds
-            await self.store.start(room.id, seed, names, list(table.state.roles[1:]), now,
-                                   room.deadline, room.phase_key())
-            room.seat_bots(secrets.randbits(31))
-        room.broadcast_table()
-        # The deal emits no event (D12): a client connected in the lobby gets its seat's
-        # first view as a snapshot (and its seat, if it sat down after connecting).
-        room.reseat(everyone=True)
-        # A person or program not connected when the game starts is away from its first
-        # second: its grace period runs (R52), as if it had dropped, and no phase waits.
-        for number, held in room.seats.items():
-            if held.kind != "bot" and not room.connected(number):
-                room.away[number] = now
-        room.start_running()
-
-    def _departed(self, room: Room, seat: int) -> None:
-        if room.table is None or not room.table.state.running:
-            raise LobbyError(409, "not_running", "the game is not running")
-        if not 1 <= seat <= room.options.seats:
-            raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-        if not room.table.state.left[seat] and seat not in room.away:
-            raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
-
-    async def _replace(self, room: Room, player: Player, seat: int, by: str,
-                      kind: str) -> str | None:
-        """R53: the host hands a departed (or disconnected) seat to a bot, or to a new
-        person: then the answer is a claim code, for the link the host passes on."""
-        self._host(room, player)
-        self._departed(room, seat)
-        if by == "person":
-            code = new_id(16)
-            room.claims[code] = seat
-            return code
-        if kind not in available_kinds():
-            raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
-        room.away.pop(seat, None)
-        await room.hand_to_bot(seat, kind)
-        return None
-
-    async def _claim(self, room: Room, player: Player, code: str) -> int:
-        """A new person takes the departed seat the host's claim link names (R53)."""
-        seat = room.claims.get(code)
-        if seat is None:
-            raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
-        if room.seat_of(player.id) is not None:
-            raise LobbyError(409, "already_seated", "you already have a seat at this table")
-        self._departed(room, seat)
-        await room.hand_to_person(seat, player.id, player.name)
-        room.claims.pop(code, None)
-        return seat
 
     # The lobby's requests, each run by the game's owner (this process, or forwarded).
 

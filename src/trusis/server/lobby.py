@@ -17,7 +17,7 @@ from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps
 from trusis.server.errors import LobbyError
-from trusis.server.hub import bot_kinds, setup_refusal
+from trusis.server.hub import bot_kinds
 from trusis.server.models import (
     BotIn,
     ClaimIn,
@@ -30,6 +30,7 @@ from trusis.server.models import (
 )
 from trusis.server.options import TableOptions
 from trusis.server.room import Room
+from trusis.server.seating import setup_refusal
 from trusis.stats.scoring import score
 from trusis.table.summary import summary
 from trusis.table.table import Table

@@ -16,7 +16,8 @@ from typing import Any
 
 from trusis.rules.actions import Action
 from trusis.server.options import TableOptions
-from trusis.server.room import Room, Seat
+from trusis.server.room import Room
+from trusis.server.seat import Seat
 from trusis.server.store import Store
 from trusis.table.record import Record
 from trusis.table.table import Table

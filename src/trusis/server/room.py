@@ -24,14 +24,15 @@ from typing import Any
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.errors import IllegalAction
-from trusis.rules.i18n import seat_label
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
+from trusis.server.handover import hand_to_bot
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
+from trusis.server.seat import Seat
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
 
@@ -40,16 +41,6 @@ log = logging.getLogger("trusis.server")
 EVENTS_KEPT_FOR_CATCH_UP = 2000
 """A client further behind than this gets a fresh snapshot instead of the events."""
 ANSWERS_KEPT = 5000
-
-
-@dataclass
-class Seat:
-    """Who holds a seat: a person, a program or a bot (names are public)."""
-
-    kind: str  # person, program, bot
-    name: str
-    player_id: str | None = None
-    bot_kind: str | None = None
 
 
 @dataclass
@@ -397,7 +388,7 @@ class Room:
                 if not table.state.running:
                     continue
                 if self.options.bots_take_over:
-                    await self.hand_to_bot(seat)
+                    await hand_to_bot(self, seat)
                 elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
                     await self.submit(Action(LEAVE, seat))
         if self.bots is not None:
@@ -405,45 +396,3 @@ class Room:
                 await self.submit(action)
                 if not table.state.running:
                     return
-
-    async def hand_to_bot(self, seat: int, kind: str = DEFAULT_BOT) -> None:
-        """R52–R53: the seat leaves (if it has not), and a bot plays it from now on."""
-        table = self.table
-        assert table is not None
-        if not table.state.left[seat]:
-            await self.submit(Action(LEAVE, seat))
-        if not table.state.running:
-            return
-        name = f"{self.seats[seat].name} (bot)" if seat in self.seats else seat_label(seat)
-        outcome = await self.submit(Action(REPLACE, seat, by="bot"))
-        if outcome.accepted:
-            held = self.seats.get(seat)
-            if held is not None and held.player_id is not None:
-                self.former.add(held.player_id)
-            self.seats[seat] = Seat("bot", name, None, kind)
-            await self.store.set_bot_seat(self.id, seat, kind, name)
-            async with self.lock:  # a snapshot never shows an action still being stored
-                self.reseat()  # the person now watches; the seat is the bot's
-            if self.bots is not None:
-                self.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
-            self.broadcast_table()
-            self.wake.set()
-
-    async def hand_to_person(self, seat: int, player_id: str, name: str) -> None:
-        """R53: a new person takes a departed seat, with all it knew; the seat leaves
-        first if it was only disconnected."""
-        table = self.table
-        assert table is not None
-        self.away.pop(seat, None)
-        if not table.state.left[seat]:
-            await self.submit(Action(LEAVE, seat))
-        outcome = await self.submit(Action(REPLACE, seat, by=name))
-        if not outcome.accepted:
-            return
-        if self.bots is not None:
-            self.bots.unseat(seat)
-        self.seats[seat] = Seat("person", name, player_id)
-        await self.store.set_person_seat(self.id, seat, player_id, name)
-        async with self.lock:  # a snapshot never shows an action still being stored
-            self.reseat()
-        self.broadcast_table()

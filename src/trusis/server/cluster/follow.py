@@ -14,7 +14,8 @@ import json
 from typing import Any
 
 from trusis.rules.actions import Action
-from trusis.server.room import Room, Seat
+from trusis.server.room import Room
+from trusis.server.seat import Seat
 
 
 def facts(room: Room) -> dict[str, Any]:

@@ -28,28 +28,18 @@ from typing import Any
 
 from trusis.server.cluster.bus import Bus, channel
 from trusis.server.cluster.follow import apply_facts, facts, follow, follow_rows
+from trusis.server.cluster.forward import Forwarder
 from trusis.server.cluster.lease import Leases
 from trusis.server.errors import LobbyError
 from trusis.server.restore import load_room, refill, take_charge
 from trusis.server.room import Room
-from trusis.server.store import LeaseLost, Store, new_id
+from trusis.server.store import Store
 
 log = logging.getLogger("trusis.server")
 
-ANSWER_SECONDS = 5.0
-"""How long one forwarded request waits for its answer before it is sent again."""
-FORWARD_SECONDS = 20.0
-"""How long a forwarded request keeps looking for an owner (a takeover takes a few seconds)."""
 FOLLOW_IDLE_SECONDS = 60.0
 """A followed game nobody here looks at is dropped after this long."""
 TAKE_AT_ONCE = 50
-
-
-class OwnerUnavailable(Exception):
-    """No process answered for the game in time."""
-
-
-Local = Callable[[], Awaitable[dict[str, Any]]]
 
 
 class Node:
@@ -60,21 +50,21 @@ class Node:
                  serve: Callable[[Room, dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
         self.name = name
         self.store = store
-        store.lease_seconds = lease_seconds
+        store.commits.lease_seconds = lease_seconds
         self.leases = Leases(store, name, lease_seconds)
         self.tick = lease_seconds / 4
         self.rooms = rooms  # the hub's: owned and followed rooms alike
         self.adopt = adopt  # the hub's hooks for a room this process now holds
         self.serve = serve  # the hub runs a forwarded request on a room it owns
         self.bus = Bus(redis_url, channel("r", name), self._message, self._reconnected)
-        self.answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.forward = Forwarder(self.bus, name, self.tick)
+        self.on_owner = self.forward.on_owner
         self.loading: dict[str, asyncio.Task[Room]] = {}
         self.idle_since: dict[str, float] = {}
         self.renewed_at = 0.0
         self.outbox: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
-        self.forwarded = 0
         self.taken = 0
 
     # -- life ------------------------------------------------------------------
@@ -238,62 +228,10 @@ class Node:
         else:
             self.idle_since.setdefault(room.id, time.monotonic())
 
-    # -- forwarding ------------------------------------------------------------
-
-    async def on_owner(self, room: Room, local: Local, message: dict[str, Any],
-                       again: bool) -> dict[str, Any]:
-        """`local()` if this process owns the game; otherwise the owner's answer to
-        `message`. `again`: the request may be sent twice (it is applied once)."""
-        began = time.monotonic()
-        give_up = began + FORWARD_SECONDS
-        try:
-            return await self._on_owner(room, local, message, again, give_up)
-        finally:
-            if time.monotonic() - began > ANSWER_SECONDS:
-                log.warning("table %s: a %s request took %.1f s to reach its owner", room.id,
-                            message["k"], time.monotonic() - began)
-
-    async def _on_owner(self, room: Room, local: Local, message: dict[str, Any], again: bool,
-                        give_up: float) -> dict[str, Any]:
-        while True:
-            if room.owned:
-                try:
-                    return await local()
-                except LeaseLost:
-                    continue  # it follows now: ask the new owner
-            answer = await self._ask(room.id, message)
-            if answer is not None and not answer.get("not_owner"):
-                return answer
-            if answer is None and not again and message.get("delivered"):
-                raise OwnerUnavailable(room.id)
-            if time.monotonic() > give_up:
-                raise OwnerUnavailable(room.id)
-            await asyncio.sleep(0.1)
-
-    async def _ask(self, table_id: str, message: dict[str, Any]) -> dict[str, Any] | None:
-        request = new_id(16)
-        waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.answers[request] = waiting
-        try:
-            heard = await self.bus.publish(channel("o", table_id),
-                                           {**message, "req": request, "from": self.name})
-            if heard <= 0:
-                await asyncio.sleep(self.tick / 2)  # nobody owns it right now
-                return None
-            message["delivered"] = True
-            self.forwarded += 1
-            return await asyncio.wait_for(asyncio.shield(waiting), ANSWER_SECONDS)
-        except TimeoutError:
-            return None
-        finally:
-            self.answers.pop(request, None)
-
     def _message(self, name: str, data: dict[str, Any]) -> None:
         kind, _, key = name.removeprefix("trusis:").partition(":")
         if kind == "r":
-            waiting = self.answers.get(str(data.get("req")))
-            if waiting is not None and not waiting.done():
-                waiting.set_result(data)
+            self.forward.heard(data)
             return
         room = self.rooms.get(key)
         if room is None:
@@ -308,7 +246,7 @@ class Node:
             if data["k"] == "presence":
                 self._heard_presence(room, data)
             else:
-                self.spawn(self._answer(room, data))
+                self.spawn(self.forward.answer(room, data, self.serve))
 
     def _heard_presence(self, room: Room, data: dict[str, Any]) -> None:
         before = {s for _, seats, _ in room.remote.values() for s in seats}
@@ -319,18 +257,6 @@ class Node:
         for seat in before - set(data["seats"]):
             room.gone(seat)
         room.broadcast_table()
-
-    async def _answer(self, room: Room, data: dict[str, Any]) -> None:
-        reply_to = channel("r", str(data["from"]))
-        try:
-            answer = await self.serve(room, data) if room.owned else {"not_owner": True}
-        except LeaseLost:
-            answer = {"not_owner": True}
-        except Exception:
-            log.exception("table %s: a forwarded request failed", room.id)
-            answer = {"error": {"status": 500, "code": "server_error", "params": {},
-                                "message": "the server could not do this"}}
-        await self.bus.publish(reply_to, {**answer, "req": data["req"]})
 
     # -- keeping ---------------------------------------------------------------
 
@@ -411,7 +337,7 @@ class Node:
         rooms = list(self.rooms.values())
         return {"node": self.name, "owned": sum(1 for r in rooms if r.owned),
                 "followed": sum(1 for r in rooms if not r.owned),
-                "redis": "ok" if self.bus.up else "down", "forwarded": self.forwarded,
+                "redis": "ok" if self.bus.up else "down", "forwarded": self.forward.count,
                 "taken_over": self.taken, "redis_dropped": self.bus.dropped,
                 "lease_renewed_s_ago": round(time.monotonic() - self.renewed_at, 2)}
 

@@ -1,0 +1,221 @@
+"""Group commits: the actions of every table, stored together, each before its `ack`.
+
+While one transaction is being written, the next actions wait in a queue and go
+into the next one, so a busy server pays one commit for many actions instead of
+one each, and no two writers wait for each other's locks. With several
+processes, each action carries its process's fencing number (cluster/lease.py),
+checked in the same transaction: an action of a lost lease is never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    String,
+    bindparam,
+    column,
+    create_engine,
+    event,
+    extract,
+    func,
+    insert,
+    make_url,
+    update,
+    values,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.pool import StaticPool
+
+from trusis.server import schema
+
+
+def sqlite_pragmas(engine: Engine) -> None:
+    """WAL keeps every committed transaction through a crash of the process and lets
+    readers work while the writer commits; foreign keys as PostgreSQL has them."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.close()
+
+
+def _statements(batch: list[_Append]) -> list[tuple[Any, list[dict[str, Any]]]]:
+    """A group commit's statements: a few, whatever the size of the batch (each one is
+    a trip to the database driver, and under load each trip waits for the event loop)."""
+    t = schema.tables
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for one in batch:
+        shapes.setdefault(tuple(sorted(one.values)), []).append(
+            {"b_id": one.row["table_id"], **{f"b_{k}": v for k, v in one.values.items()}})
+    statements: list[tuple[Any, list[dict[str, Any]]]] = [
+        (insert(schema.actions), [one.row for one in batch])]
+    for names, rows in shapes.items():
+        statements.append((update(t).where(t.c.id == bindparam("b_id"))
+                           .values({n: bindparam(f"b_{n}") for n in names}), rows))
+    return statements
+
+
+class LeaseLost(Exception):
+    """The action was not stored: this process no longer owns the game (another one
+    took it over, under a higher fencing number: cluster/lease.py)."""
+
+
+@dataclass
+class _Append:
+    """One action waiting for a group commit, and the future its caller awaits."""
+
+    row: dict[str, Any]
+    values: dict[str, Any]
+    done: asyncio.Future[None]
+    fence: tuple[str, int] | None = None  # (node, number): stored only while it holds
+
+
+def _settle(done: asyncio.Future[None], error: Exception | None) -> None:
+    if done.done():
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
+
+
+class GroupCommits:
+    """The queue of actions waiting to be stored, and the task that stores them."""
+
+    def __init__(self, engine: AsyncEngine, url: str) -> None:
+        self.engine = engine
+        self.lease_seconds = 5.0  # how long a fenced store extends its game's lease
+        self._queue: list[_Append] = []
+        self._writer: asyncio.Task[None] | None = None
+        # SQLite: group commits run on one thread of their own with the standard
+        # driver, a whole transaction per call, instead of a trip to aiosqlite's thread
+        # for each statement (each trip waits for a turn of a busy event loop).
+        self._sqlite: Engine | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        if engine.dialect.name == "sqlite":
+            self._sqlite = create_engine(make_url(url).set(drivername="sqlite"),
+                                         poolclass=StaticPool,
+                                         connect_args={"check_same_thread": False})
+            sqlite_pragmas(self._sqlite)
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="trusis-store")
+
+    def queued(self) -> int:
+        """Actions waiting for the next group commit (a health figure)."""
+        return len(self._queue)
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
+        if self._sqlite is not None and self._thread is not None:
+            self._sqlite.dispose()
+            self._thread.shutdown()
+
+    async def append(self, table_id: str, index: int, data: dict[str, Any], t: float | None,
+                     player_id: str | None, client_id: str | None, deadline: float | None,
+                     phase: str, winner: str | None,
+                     fence: tuple[str, int] | None = None) -> None:
+        """Store one action with the table's new timer and status, in one transaction.
+
+        Returns once that transaction has committed. Actions of every table are
+        committed together (a group commit): while one transaction is being written
+        the next actions wait in a queue and go into the next one, so a busy server
+        pays one commit for many actions instead of one each, and no two writers
+        wait for each other's locks. A room stores its actions one at a time, so one
+        transaction never holds two actions of one table.
+
+        With a `fence` (several processes), the action is stored only if that
+        process still holds the game's lease under that number; otherwise the
+        call raises `LeaseLost` and nothing of it is stored.
+        """
+        values: dict[str, Any] = {"deadline": deadline, "deadline_phase": phase}
+        if winner is not None:
+            values.update(status="finished", winner=winner, finished_at=t or time.time(),
+                          deadline=None)
+        row = {"table_id": table_id, "idx": index, "t": t, "player_id": player_id,
+               "client_id": client_id, "data": json.dumps(data, ensure_ascii=False),
+               "fence": fence[1] if fence is not None else None}
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Append(row, values, done, fence))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write(), name="store writer")
+        await asyncio.shield(done)  # a cancelled caller still has its action stored
+
+    async def _write(self) -> None:
+        """Commit what is queued, as long as something is: one transaction each time."""
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    await self._commit(batch)
+                except Exception:
+                    if len(batch) == 1:
+                        raise
+                    for one in batch:  # one bad action must not fail the others
+                        try:
+                            await self._commit([one])
+                        except Exception as err:
+                            _settle(one.done, err)
+                else:
+                    for one in batch:
+                        _settle(one.done, None)
+        except Exception as err:
+            for one in batch:
+                _settle(one.done, err)
+        finally:
+            self._writer = None
+            if self._queue:  # queued while the last error was being handled
+                self._writer = asyncio.create_task(self._write(), name="store writer")
+
+    async def _commit(self, batch: list[_Append]) -> None:
+        """One transaction: the actions, then each table's timer and status."""
+        if self._sqlite is not None:  # SQLite: the whole transaction in one call
+            await asyncio.get_running_loop().run_in_executor(
+                self._thread, self._commit_here, _statements(batch))
+            return
+        async with self.engine.begin() as conn:
+            fenced = [one for one in batch if one.fence is not None]
+            if fenced:  # the leases first: their rows stay locked until the commit
+                held = await self._extend_leases(conn, fenced)
+                for one in fenced:
+                    if one.row["table_id"] not in held:
+                        _settle(one.done, LeaseLost(one.row["table_id"]))
+                batch = [one for one in batch if not one.done.done()]
+            if not batch:
+                return
+            for statement, rows in _statements(batch):
+                await conn.execute(statement, rows)
+
+    async def _extend_leases(self, conn: Any, fenced: list[_Append]) -> set[str]:
+        """The games of `fenced` whose lease each one's process still holds under its
+        number (their leases extended): in one statement, whatever the batch."""
+        lease = schema.leases
+        now = extract("epoch", func.clock_timestamp())
+        wanted = values(column("table_id", String), column("node", String),
+                        column("fence", BigInteger), name="wanted").data(
+            [(one.row["table_id"], one.fence[0], one.fence[1])
+             for one in fenced if one.fence is not None])
+        rows = (await conn.execute(
+            update(lease).where(lease.c.table_id == wanted.c.table_id,
+                                lease.c.node == wanted.c.node,
+                                lease.c.fence == wanted.c.fence)
+            .values(expires_at=now + self.lease_seconds)
+            .returning(lease.c.table_id))).all()
+        return {str(r[0]) for r in rows}
+
+    def _commit_here(self, statements: list[tuple[Any, list[dict[str, Any]]]]) -> None:
+        assert self._sqlite is not None
+        with self._sqlite.begin() as conn:
+            for statement, rows in statements:
+                conn.execute(statement, rows)

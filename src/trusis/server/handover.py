@@ -1,0 +1,64 @@
+"""Seats changing hands during a game (R52–R53): to a bot, or to a new person.
+
+The seat leaves first if it has not (its record says so), then the `replace`
+action hands it over with all the seat knew; the room's seats, the store and
+every connected client follow (`Room.reseat`): the one who held it now watches.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import TYPE_CHECKING
+
+from trusis.bots.registry import DEFAULT_BOT, create_bot
+from trusis.rules.actions import LEAVE, REPLACE, Action
+from trusis.rules.i18n import seat_label
+from trusis.server.seat import Seat
+
+if TYPE_CHECKING:
+    from trusis.server.room import Room
+
+
+async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
+    """R52–R53: the seat leaves (if it has not), and a bot plays it from now on."""
+    table = room.table
+    assert table is not None
+    if not table.state.left[seat]:
+        await room.submit(Action(LEAVE, seat))
+    if not table.state.running:
+        return
+    name = f"{room.seats[seat].name} (bot)" if seat in room.seats else seat_label(seat)
+    outcome = await room.submit(Action(REPLACE, seat, by="bot"))
+    if outcome.accepted:
+        held = room.seats.get(seat)
+        if held is not None and held.player_id is not None:
+            room.former.add(held.player_id)
+        room.seats[seat] = Seat("bot", name, None, kind)
+        await room.store.set_bot_seat(room.id, seat, kind, name)
+        async with room.lock:  # a snapshot never shows an action still being stored
+            room.reseat()  # the person now watches; the seat is the bot's
+        if room.bots is not None:
+            room.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
+        room.broadcast_table()
+        room.wake.set()
+
+
+async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> None:
+    """R53: a new person takes a departed seat, with all it knew; the seat leaves
+    first if it was only disconnected."""
+    table = room.table
+    assert table is not None
+    room.away.pop(seat, None)
+    if not table.state.left[seat]:
+        await room.submit(Action(LEAVE, seat))
+    outcome = await room.submit(Action(REPLACE, seat, by=name))
+    if not outcome.accepted:
+        return
+    if room.bots is not None:
+        room.bots.unseat(seat)
+    room.seats[seat] = Seat("person", name, player_id)
+    await room.store.set_person_seat(room.id, seat, player_id, name)
+    async with room.lock:  # a snapshot never shows an action still being stored
+        room.reseat()
+    room.broadcast_table()
