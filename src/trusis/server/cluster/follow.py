@@ -32,6 +32,7 @@ def apply_facts(room: Room, data: dict[str, Any]) -> bool:
     store (it started, or ended, and this copy has not seen it)."""
     seats = {int(n): Seat(kind, name, player_id, bot_kind)
              for n, (kind, name, player_id, bot_kind) in data["seats"].items()}
+    before = (room.seats, room.shared, room.status, room.deadline)
     changed = seats != room.seats
     room.seats = seats
     room.shared = (frozenset(data["connected"]), int(data["spectators"]))
@@ -42,7 +43,8 @@ def apply_facts(room: Room, data: dict[str, Any]) -> bool:
     if not stale:
         room.status = status
         room.deadline = data["deadline"]
-    room.broadcast_table()
+    if (room.seats, room.shared, room.status, room.deadline) != before:
+        room.broadcast_table()
     if changed and not stale:
         room.reseat()
     return stale

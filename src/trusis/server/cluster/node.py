@@ -249,12 +249,18 @@ class Node:
                 self.spawn(self.forward.answer(room, data, self.serve))
 
     def _heard_presence(self, room: Room, data: dict[str, Any]) -> None:
-        before = {s for _, seats, _ in room.remote.values() for s in seats}
-        room.remote[str(data["from"])] = (float(data["until"]), frozenset(data["seats"]),
-                                          int(data["spectators"]))
-        for seat in data["seats"]:
-            room.away.pop(int(seat), None)
-        for seat in before - set(data["seats"]):
+        """A follower's connected seats; the table is shown again only when they changed
+        (followers repeat theirs at every beat, to keep them from expiring)."""
+        node = str(data["from"])
+        seats, spectators = frozenset(int(n) for n in data["seats"]), int(data["spectators"])
+        known = room.remote.get(node)
+        before = {s for _, held, _ in room.remote.values() for s in held}
+        room.remote[node] = (float(data["until"]), seats, spectators)
+        if known is not None and (known[1], known[2]) == (seats, spectators):
+            return
+        for seat in seats:
+            room.away.pop(seat, None)
+        for seat in before - seats:
             room.gone(seat)
         room.broadcast_table()
 
