@@ -113,8 +113,11 @@ class Hub(Seating):
             row = await self.store.table_row(table_id)
             if row is None:
                 raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
-            if self.cluster is not None and row["status"] != "finished":
-                room = await self.cluster.follow(table_id)  # another process owns it
+            if self.cluster is not None:  # owned here from now on, or followed
+                room = await self.cluster.open(table_id)
+                if room.owned and room.status == "finished":
+                    asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict,
+                                                          table_id)
         if room is None:
             assert row is not None
             room = await load_room(self.store, row, self.pace)
@@ -246,8 +249,6 @@ class Hub(Seating):
         assert row is not None
         record = record_of(row, await self.store.action_rows(room.id))
         await record_finished(self.store, room.id, record, holders)
-        if self.cluster is not None:
-            await self.cluster.leases.release(room.id)
         asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict, room.id)
 
     def _evict(self, table_id: str) -> None:
@@ -260,6 +261,8 @@ class Hub(Seating):
             asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict, table_id)
             return
         del self.rooms[table_id]
+        if self.cluster is not None and room.owned:  # another process may claim it now
+            self.cluster.spawn(self.cluster.leases.release(table_id))
 
     async def record(self, room: Room) -> Record:
         """The finished game's record; a running game's record is secret (seed, deal)."""

@@ -23,7 +23,6 @@ from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
-from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
 from trusis.server.botplay import BotPlay
@@ -251,8 +250,6 @@ class Room:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
-            if not table.state.running:  # a finished game's record ends with its end
-                return Outcome(action, [], IllegalAction("game_over"), None, False, False)
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:

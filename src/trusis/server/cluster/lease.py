@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, extract, func, insert, literal, select, update
+from sqlalchemy import extract, func, insert, literal, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from trusis.server import schema
@@ -56,11 +56,12 @@ class Leases:
             await conn.execute(statement)
 
     async def renew(self) -> dict[str, int]:
-        """Extend every lease this process holds; the answer is what it still holds."""
+        """Extend every lease this process holds (not those it let go: `release`); the
+        answer is what it still holds."""
         lease = schema.leases
         async with self.store.engine.begin() as conn:
             rows = (await conn.execute(
-                update(lease).where(lease.c.node == self.node)
+                update(lease).where(lease.c.node == self.node, lease.c.expires_at > 0)
                 .values(expires_at=database_now() + self.seconds)
                 .returning(lease.c.table_id, lease.c.fence))).all()
         return {str(r[0]): int(r[1]) for r in rows}
@@ -82,12 +83,30 @@ class Leases:
                 .returning(lease.c.table_id, lease.c.fence))).all()
         return [(str(r[0]), int(r[1])) for r in rows]
 
+    async def claim(self, table_id: str) -> int | None:
+        """Own a table nobody owns now (a finished game someone opens again, for the chat
+        after the end): its new fencing number, or None when another process owns it."""
+        lease = schema.leases
+        now = database_now()
+        fresh = pg_insert(lease).values(table_id=table_id, node=self.node, fence=1,
+                                        expires_at=now + self.seconds)
+        statement = fresh.on_conflict_do_update(
+            index_elements=[lease.c.table_id],
+            set_={"node": self.node, "fence": lease.c.fence + 1,
+                  "expires_at": now + self.seconds},
+            where=lease.c.expires_at < now).returning(lease.c.fence)
+        async with self.store.engine.begin() as conn:
+            row = (await conn.execute(statement)).first()
+        return int(row[0]) if row is not None else None
+
     async def release(self, table_id: str) -> None:
-        """A finished game needs no owner any more."""
+        """Let a game go (a finished one, out of memory): another process may claim it at
+        once. The row stays, so its fencing number only ever grows."""
         lease = schema.leases
         async with self.store.engine.begin() as conn:
-            await conn.execute(delete(lease).where(lease.c.table_id == table_id,
-                                                   lease.c.node == self.node))
+            await conn.execute(update(lease).where(lease.c.table_id == table_id,
+                                                   lease.c.node == self.node)
+                               .values(expires_at=0.0))
 
     async def hand_back(self) -> None:
         """On a clean shutdown: every lease expires now, so another process takes the

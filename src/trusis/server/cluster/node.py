@@ -166,8 +166,9 @@ class Node:
         room.on_lost = None
         room.on_clients = self._presence
 
-    async def follow(self, table_id: str) -> Room | None:
-        """A copy of a live game another process owns (None: no such live table)."""
+    async def open(self, table_id: str) -> Room:
+        """A table that is not in memory here: followed, or owned from now on when nobody
+        owns it (a finished game opened again: its chat after the end needs an owner)."""
         task = self.loading.get(table_id)
         if task is None:
             task = self.loading[table_id] = asyncio.create_task(self._load(table_id))
@@ -180,8 +181,13 @@ class Node:
         if row is None:
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
         room = await load_room(self.store, row, 1.0, owner=False)
-        self._follow_hooks(room)
         self.adopt(room)
+        fence = await self.leases.claim(table_id) if row["status"] == "finished" else None
+        if fence is not None:
+            self.own(room, fence)
+            self.rooms[table_id] = room
+            return room
+        self._follow_hooks(room)
         self.rooms[table_id] = room
         self.idle_since[table_id] = time.monotonic()
         await self.catch_up(room)
@@ -283,8 +289,7 @@ class Node:
         held = await self.leases.renew()
         self.renewed_at = time.monotonic()
         for room in list(self.rooms.values()):
-            if room.owned and room.fence is not None and room.status != "finished" and (
-                    held.get(room.id) != room.fence[1]):
+            if room.owned and room.fence is not None and held.get(room.id) != room.fence[1]:
                 async with room.lock:
                     if room.owned:
                         log.warning("table %s: lease lost; following the new owner", room.id)
