@@ -115,3 +115,19 @@ async def test_finished_games_are_never_taken_and_a_clean_stop_hands_games_back(
     await a.hand_back()  # a clean shutdown: its games go at once, not after 30 s
     assert await b.take_expired(10) == [("live", 2)]
     assert await a.owner("live") == "b"
+
+
+@pytest.mark.asyncio
+async def test_a_finished_game_let_go_is_claimed_once_with_a_higher_number(store: Store) -> None:
+    a, b = Leases(store, "a", 30.0), Leases(store, "b", 30.0)
+    await new_table(store, "done", status="finished")
+    assert await a.create("done") == 1
+    assert await b.claim("done") is None  # a still holds it (its chat after the end)
+    await a.release("done")  # out of a's memory
+    assert await a.renew() == {}  # a let it go: it is not renewed
+    assert await b.claim("done") == 2
+    assert await a.claim("done") is None
+    with pytest.raises(LeaseLost):
+        await append(store, "done", 0, ("a", 1))
+    await append(store, "done", 0, ("b", 2))
+    assert await stored(store, "done") == [(0, 2)]
