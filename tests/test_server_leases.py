@@ -131,3 +131,20 @@ async def test_a_finished_game_let_go_is_claimed_once_with_a_higher_number(store
         await append(store, "done", 0, ("a", 1))
     await append(store, "done", 0, ("b", 2))
     assert await stored(store, "done") == [(0, 2)]
+
+
+@pytest.mark.asyncio
+async def test_the_lobby_writes_of_a_lost_lease_are_refused_too(store: Store) -> None:
+    a, b = Leases(store, "a", 5.0), Leases(store, "b", 5.0)
+    await new_table(store, "open", status="open")
+    await a.create("open")
+    await store.set_seat("open", 1, "bot", "Basil", None, "normal", ("a", 1))
+    await expire(store, "open")
+    assert await b.take_expired(10) == [("open", 2)]
+    with pytest.raises(LeaseLost):
+        await store.set_seat("open", 2, "bot", "Cid", None, "normal", ("a", 1))
+    with pytest.raises(LeaseLost):
+        await store.free_seat("open", 1, ("a", 1))
+    assert [s["name"] for s in await store.seat_rows("open")] == ["Basil"]
+    await store.free_seat("open", 1, ("b", 2))
+    assert await store.seat_rows("open") == []

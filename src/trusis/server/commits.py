@@ -67,6 +67,26 @@ def _statements(batch: list[_Append]) -> list[tuple[Any, list[dict[str, Any]]]]:
     return statements
 
 
+Fence = tuple[str, int] | None
+"""(node, fencing number) of the process storing for a game; None with one process."""
+
+
+async def fenced(conn: Any, table_id: str, fence: Fence, seconds: float) -> None:
+    """Within a transaction that writes to a table: go on only while this process still
+    holds its lease under `fence` (and extend it), or raise `LeaseLost` — the lobby's
+    writes are fenced like actions."""
+    if fence is None:
+        return
+    lease = schema.leases
+    held = (await conn.execute(
+        update(lease).where(lease.c.table_id == table_id, lease.c.node == fence[0],
+                            lease.c.fence == fence[1])
+        .values(expires_at=extract("epoch", func.clock_timestamp()) + seconds)
+        .returning(lease.c.table_id))).first()
+    if held is None:
+        raise LeaseLost(table_id)
+
+
 class LeaseLost(Exception):
     """The action was not stored: this process no longer owns the game (another one
     took it over, under a higher fencing number: cluster/lease.py)."""

@@ -35,7 +35,7 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         if held is not None and held.player_id is not None:
             room.former.add(held.player_id)
         room.seats[seat] = Seat("bot", name, None, kind)
-        await room.store.set_bot_seat(room.id, seat, kind, name)
+        await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
         async with room.lock:  # a snapshot never shows an action still being stored
             room.reseat()  # the person now watches; the seat is the bot's
         if room.bots is not None:
@@ -58,7 +58,7 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> No
     if room.bots is not None:
         room.bots.unseat(seat)
     room.seats[seat] = Seat("person", name, player_id)
-    await room.store.set_person_seat(room.id, seat, player_id, name)
+    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence)
     async with room.lock:  # a snapshot never shows an action still being stored
         room.reseat()
     room.broadcast_table()

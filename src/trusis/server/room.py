@@ -294,17 +294,17 @@ class Room:
             return outcome
 
     async def lose(self) -> None:
-        """The lease is gone (under the lock): the stored game is the game — what this
-        process applied without storing never happened — and it now follows the owner."""
-        from trusis.server.restore import rebuild_table  # the restore path, reused
+        """The lease is gone (under the lock): the stored table is the table — what this
+        process applied or seated without storing never happened — and it now follows
+        the owner."""
+        from trusis.server.restore import refill  # the restore path, reused
 
         self.owned = False
         self.fence = None
         self.bots = None
         self.away.clear()
         self.remote.clear()
-        if self.table is not None:
-            self.table = await rebuild_table(self.store, self.id)
+        await refill(self)  # seats, status and game as stored
         self.wake.set()  # the room's clock stops: the owner's runs
         if self.on_lost is not None:
             self.on_lost(self)

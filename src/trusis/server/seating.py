@@ -66,9 +66,10 @@ class Seating:
             number = self._free_number(room, seat)
             if current is not None:
                 del room.seats[current]
-                await self.store.free_seat(room.id, current)
+                await self.store.free_seat(room.id, current, room.fence)
             room.seats[number] = Seat("person", player.name, player.id)
-            await self.store.set_seat(room.id, number, "person", player.name, player.id, None)
+            await self.store.set_seat(room.id, number, "person", player.name, player.id, None,
+                                      room.fence)
         room.broadcast_table()
         return number
 
@@ -79,7 +80,7 @@ class Seating:
             if current is None:
                 raise LobbyError(409, "not_seated", "you have no seat at this table")
             del room.seats[current]
-            await self.store.free_seat(room.id, current)
+            await self.store.free_seat(room.id, current, room.fence)
         room.broadcast_table()
 
     def bot_name(self, room: Room) -> str:
@@ -97,7 +98,7 @@ class Seating:
             number = self._free_number(room, seat)
             name = self.bot_name(room)
             room.seats[number] = Seat("bot", name, None, kind)
-            await self.store.set_seat(room.id, number, "bot", name, None, kind)
+            await self.store.set_seat(room.id, number, "bot", name, None, kind, room.fence)
         room.broadcast_table()
         return number
 
@@ -108,7 +109,7 @@ class Seating:
             if seat not in room.seats:
                 raise LobbyError(409, "seat_empty", f"seat {seat} is empty", seat=seat)
             del room.seats[seat]
-            await self.store.free_seat(room.id, seat)
+            await self.store.free_seat(room.id, seat, room.fence)
         room.broadcast_table()
 
     async def _program_seat(self, room: Room, player: Player, seat: int | None,
@@ -120,7 +121,8 @@ class Seating:
             self._open(room)
             number = self._free_number(room, seat)
             room.seats[number] = Seat("program", name, program.id)
-            await self.store.set_seat(room.id, number, "program", name, program.id, None)
+            await self.store.set_seat(room.id, number, "program", name, program.id, None,
+                                      room.fence)
         token = await self.store.new_token(program.id, "seat", room.id, number)
         room.broadcast_table()
         return number, token
@@ -142,11 +144,13 @@ class Seating:
             except SetupError as err:
                 raise setup_refusal(err) from None
             table.record.extra["table"] = {"id": room.id, "name": room.name}
+            deadline = now + room.options.day_seconds
+            await self.store.start(room.id, seed, names, list(table.state.roles[1:]), now,
+                                   deadline, f"{table.state.kind}:{table.state.number}",
+                                   room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
-            room.deadline = now + room.options.day_seconds
-            await self.store.start(room.id, seed, names, list(table.state.roles[1:]), now,
-                                   room.deadline, room.phase_key())
+            room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()
         # The deal emits no event (D12): a client connected in the lobby gets its seat's

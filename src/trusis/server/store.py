@@ -24,13 +24,14 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from trusis.server import schema
-from trusis.server.commits import GroupCommits, LeaseLost, sqlite_pragmas
+from trusis.server.commits import Fence, GroupCommits, LeaseLost, fenced, sqlite_pragmas
 
 
 def token_hash(token: str) -> str:
@@ -78,7 +79,16 @@ class Store:
         config = Config()
         config.set_main_option("script_location", str(folder))
         config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
-        await asyncio.to_thread(command.upgrade, config, "head")
+        if self.engine.dialect.name != "postgresql":
+            await asyncio.to_thread(command.upgrade, config, "head")
+            return
+        # Several processes may start together on one database: one migrates at a time.
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT pg_advisory_lock(7175001)"))
+            try:
+                await asyncio.to_thread(command.upgrade, config, "head")
+            finally:
+                await conn.execute(text("SELECT pg_advisory_unlock(7175001)"))
 
     async def close(self) -> None:
         await self.commits.close()
@@ -133,38 +143,47 @@ class Store:
                 status="open", invite=invite, created_at=time.time(), private=private))
 
     async def set_seat(self, table_id: str, seat: int, kind: str, name: str,
-                       player_id: str | None, bot_kind: str | None) -> None:
+                       player_id: str | None, bot_kind: str | None,
+                       fence: Fence = None) -> None:
         s = schema.seats
         async with self.engine.begin() as conn:
+            await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(delete(s).where(s.c.table_id == table_id, s.c.seat == seat))
             await conn.execute(insert(s).values(table_id=table_id, seat=seat, kind=kind,
                                                 name=name, player_id=player_id,
                                                 bot_kind=bot_kind))
 
-    async def free_seat(self, table_id: str, seat: int) -> None:
+    async def free_seat(self, table_id: str, seat: int, fence: Fence = None) -> None:
         s = schema.seats
         async with self.engine.begin() as conn:
+            await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(delete(s).where(s.c.table_id == table_id, s.c.seat == seat))
 
     async def start(self, table_id: str, seed: int, players: list[str], deal: list[str],
-                    started_at: float, deadline: float | None, phase: str) -> None:
+                    started_at: float, deadline: float | None, phase: str,
+                    fence: Fence = None) -> None:
         async with self.engine.begin() as conn:
+            await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(update(schema.tables).where(schema.tables.c.id == table_id).values(
                 status="running", seed=seed, players=json.dumps(players), deal=json.dumps(deal),
                 started_at=started_at, deadline=deadline, deadline_phase=phase))
 
-    async def set_bot_seat(self, table_id: str, seat: int, bot_kind: str, name: str) -> None:
+    async def set_bot_seat(self, table_id: str, seat: int, bot_kind: str, name: str,
+                           fence: Fence = None) -> None:
         """A seat handed over to a bot during the game (R53)."""
         s = schema.seats
         async with self.engine.begin() as conn:
+            await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
                                .values(kind="bot", bot_kind=bot_kind, name=name,
                                        player_id=None))
 
     async def set_person_seat(self, table_id: str, seat: int, player_id: str,
-                              name: str) -> None:
+                              name: str,
+                              fence: Fence = None) -> None:
         s = schema.seats
         async with self.engine.begin() as conn:
+            await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
                                .values(kind="person", bot_kind=None, name=name,
                                        player_id=player_id))

@@ -33,6 +33,14 @@ Local = Callable[[], Awaitable[dict[str, Any]]]
 Serve = Callable[[Room, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
+async def demote(room: Room) -> None:
+    """The lease was found lost on a write: the room follows the new owner from now on."""
+    if room.owned:
+        async with room.lock:
+            if room.owned:
+                await room.lose()
+
+
 class OwnerUnavailable(Exception):
     """No process answered for the game in time."""
 
@@ -40,8 +48,10 @@ class OwnerUnavailable(Exception):
 class Forwarder:
     """This process's forwarded requests, waiting for their answers."""
 
-    def __init__(self, bus: Bus, name: str, tick: float) -> None:
+    def __init__(self, bus: Bus, name: str, tick: float,
+                 post: Callable[[str, dict[str, Any]], None]) -> None:
         self.bus = bus
+        self.post = post  # publish without waiting, in order, pipelined (node.py)
         self.name = name
         self.tick = tick
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -72,8 +82,9 @@ class Forwarder:
             if room.owned:
                 try:
                     return await local()
-                except LeaseLost:
-                    continue  # it follows now: ask the new owner
+                except LeaseLost:  # it follows now (a lobby write finds out here): ask again
+                    await demote(room)
+                    continue
             answer = await self._ask(room.id, message)
             if answer is not None and not answer.get("not_owner"):
                 return answer
@@ -107,9 +118,10 @@ class Forwarder:
         try:
             answer = await serve(room, data) if room.owned else {"not_owner": True}
         except LeaseLost:
+            await demote(room)
             answer = {"not_owner": True}
         except Exception:
             log.exception("table %s: a forwarded request failed", room.id)
             answer = {"error": {"status": 500, "code": "server_error", "params": {},
                                 "message": "the server could not do this"}}
-        await self.bus.publish(reply_to, {**answer, "req": data["req"]})
+        self.post(reply_to, {**answer, "req": data["req"]})

@@ -57,7 +57,8 @@ class Node:
         self.adopt = adopt  # the hub's hooks for a room this process now holds
         self.serve = serve  # the hub runs a forwarded request on a room it owns
         self.bus = Bus(redis_url, channel("r", name), self._message, self._reconnected)
-        self.forward = Forwarder(self.bus, name, self.tick)
+        self.forward = Forwarder(self.bus, name, self.tick,
+                                 lambda to, message: self.outbox.put_nowait((to, message)))
         self.on_owner = self.forward.on_owner
         self.loading: dict[str, asyncio.Task[Room]] = {}
         self.idle_since: dict[str, float] = {}
@@ -286,17 +287,27 @@ class Node:
             await asyncio.sleep(self.tick)
 
     async def _beat(self, beat: int) -> None:
+        # Judged: only the rooms owned before the renewal began (a table created while it
+        # runs has a lease the renewal may not have seen).
+        owned = {r.id: r.fence for r in self.rooms.values() if r.owned and r.fence is not None}
         held = await self.leases.renew()
         self.renewed_at = time.monotonic()
-        for room in list(self.rooms.values()):
-            if room.owned and room.fence is not None and held.get(room.id) != room.fence[1]:
+        for table_id, fence in owned.items():
+            room = self.rooms.get(table_id)
+            if room is None or not room.owned or room.fence != fence or fence is None:
+                continue
+            if held.get(table_id) != fence[1]:
                 async with room.lock:
-                    if room.owned:
+                    if room.owned and room.fence == fence:
                         log.warning("table %s: lease lost; following the new owner", room.id)
                         await room.lose()
-        for table_id, fence in await self.leases.take_expired(TAKE_AT_ONCE):
+        for table_id, number in held.items():  # held here, yet not owned: own it again
+            room = self.rooms.get(table_id)
+            if room is not None and not room.owned and table_id not in owned:
+                await self._take(table_id, number)
+        for table_id, number in await self.leases.take_expired(TAKE_AT_ONCE):
             try:
-                await self._take(table_id, fence)
+                await self._take(table_id, number)
             except Exception:
                 log.exception("table %s: could not be taken over", table_id)
         now = time.time()
