@@ -156,6 +156,8 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes:
     play(game, lambda: finished(game), servers=[b])
     problems = check(cluster, game, Uptime([0.0]))
     assert problems == [], "\n".join(problems[:20])
+    print(f"\ncluster: the game was taken over {took:.1f} s after the SIGKILL "
+          f"(lease {LEASE:.0f} s)")
     assert took < LEASE * 3
     rows = action_rows(b, game.table_id)
     timeouts = [r for r in rows if '"timeout"' in r["data"] and r["t"] > killed_at]
