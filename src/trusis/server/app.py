@@ -78,7 +78,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.database_url)
+        # With several processes, a transaction left open past a lease would keep its
+        # game from being taken over; alone, a generous bound for a very busy process.
+        store = Store(settings.database_url,
+                      max(2.0, settings.lease_seconds) if settings.redis_url else 60.0)
         await store.migrate()
         hub = Hub(store, settings.bot_pace)
         if settings.redis_url:

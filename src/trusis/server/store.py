@@ -63,11 +63,17 @@ class TokenOwner:
 class Store:
     """The database behind one server process."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, transaction_seconds: float = 10.0) -> None:
         self.url = url
         sqlite = url.startswith("sqlite")
+        # PostgreSQL ends a transaction left open longer than `transaction_seconds`: a
+        # process stopped inside one (paused, swapped out) would otherwise keep its lease's
+        # row locked, and no other process could take its games over.
+        connect: dict[str, Any] = {} if sqlite else {"server_settings": {
+            "idle_in_transaction_session_timeout": str(int(transaction_seconds * 1000))}}
         # A file on this machine needs no ping before each use; a server's connections may.
-        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not sqlite)
+        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not sqlite,
+                                                       connect_args=connect)
         if self.engine.dialect.name == "sqlite":
             sqlite_pragmas(self.engine.sync_engine)
         self.commits = GroupCommits(self.engine, url)
