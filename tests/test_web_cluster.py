@@ -24,9 +24,9 @@ from clusterproc import Cluster
 from serverproc import postgres_available
 from test_web_support import (
     DESKTOP,
-    NIGHT_SECONDS,
     Watched,
     chromium,
+    create_table,
     fill_with_bots,
     finished,
     needs_chromium,
@@ -46,19 +46,6 @@ pytestmark = [
 
 WAIT = 30000  # ms: generous, for a loaded machine
 DAY = 90  # seconds: passes end the day; the timer only has to outlast a slow machine
-
-
-def create_table_for_long_days(page: Any, seats: int) -> str:
-    """As test_web_support.create_table, with days long enough for the checks of day 1."""
-    page.locator("#ct-seats").fill(str(seats))
-    page.locator("#ct-day").fill(str(DAY))
-    page.locator("#ct-night").fill(str(NIGHT_SECONDS))
-    page.locator(".dealt-list").wait_for()
-    page.locator("form.create button[type=submit]").click()
-    page.locator(".waiting h1").wait_for()
-    match = re.search(r"/t/([^/?#]+)", page.url)
-    assert match, page.url
-    return match.group(1)
 
 
 def seat_of(page: Any, name: str) -> str:
@@ -94,7 +81,7 @@ def test_a_host_on_one_process_and_a_player_on_the_other(two_processes: Cluster)
         try:
             # The host's lobby and table on a; the link opened on b, where Bob signs in.
             sign_in(host.page, a.url, "Ann")
-            table_id = create_table_for_long_days(host.page, 5)
+            table_id = create_table(host.page, 5, day_seconds=DAY)
             guest.page.goto(f"{b.url}/t/{table_id}")
             guest.page.locator("form.name-form input").fill("Bob")
             guest.page.locator("form.name-form button[type=submit]").click()

@@ -125,10 +125,11 @@ def sign_in(page: Page, base: str, name: str, path: str = "/") -> None:
     page.locator("form.name-form .hint").filter(has_text=name).wait_for()
 
 
-def create_table(page: Page, seats: int, private: bool = False) -> str:
+def create_table(page: Page, seats: int, private: bool = False,
+                 day_seconds: int = DAY_SECONDS) -> str:
     """Fill the lobby's form (short timers) and create; the table's id."""
     page.locator("#ct-seats").fill(str(seats))
-    page.locator("#ct-day").fill(str(DAY_SECONDS))
+    page.locator("#ct-day").fill(str(day_seconds))
     page.locator("#ct-night").fill(str(NIGHT_SECONDS))
     if private:
         page.locator("#ct-private").check()
