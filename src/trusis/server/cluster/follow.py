@@ -10,6 +10,7 @@ gap in the indexes means a message was missed: the store has every action.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -70,7 +71,7 @@ def follow(room: Room, first: int, entries: list[list[Any]], deadline: float | N
     room.push()
     if not table.state.running:
         room.broadcast_table()
-    moved, room.advanced = room.advanced, type(room.advanced)()
+    moved, room.advanced = room.advanced, asyncio.Event()
     moved.set()
     return True
 

@@ -138,15 +138,17 @@ class Node:
     async def _take(self, table_id: str, fence: int) -> None:
         """Own a game whose owner let its lease go: read it back, and run it."""
         room = self.rooms.get(table_id)
+        fresh = room is None
         if room is None:
             row = await self.store.table_row(table_id)
             if row is None:
                 return
-            room = await load_room(self.store, row, 1.0, owner=False)
+            room = await load_room(self.store, row, 1.0, owner=False)  # read back just now
             self.adopt(room)
             self.rooms[table_id] = room
         async with room.lock:
-            await refill(room)
+            if not fresh:  # a follower's copy: the store may hold more than it has seen
+                await refill(room)
             self.own(room, fence)
             room.remote.clear()
             take_charge(room)
