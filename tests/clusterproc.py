@@ -21,6 +21,7 @@ import pytest
 from serverproc import ServerProcess, drop_database, free_port, new_database
 
 LEASE = 2.0  # seconds: a takeover within a few of them
+LONG_LEASE = 8.0
 
 
 class RedisServer:
@@ -65,13 +66,25 @@ class Cluster:
 
 @pytest.fixture
 def two_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
+    yield from start_two_processes(tmp_path, monkeypatch, LEASE)
+
+
+@pytest.fixture
+def two_processes_long_lease(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                             ) -> Iterator[Cluster]:
+    """A lease longer than a process takes to restart (as the default 5 s is)."""
+    yield from start_two_processes(tmp_path, monkeypatch, LONG_LEASE)
+
+
+def start_two_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                        lease: float) -> Iterator[Cluster]:
     monkeypatch.setenv("TRUSIS_SECRET", "the same secret on every process")
     redis = RedisServer()
     redis.start()
     database = new_database("postgresql", tmp_path)
     servers = [ServerProcess(database, bot_pace=0.0, log=tmp_path / f"{name}.log",
                              extra=["--redis", redis.url, "--node", name,
-                                    "--lease-seconds", str(LEASE)])
+                                    "--lease-seconds", str(lease)])
                for name in ("a", "b")]
     try:
         for server in servers:

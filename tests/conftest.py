@@ -1,5 +1,5 @@
 """Fixtures shared by several test modules."""
 
-from clusterproc import two_processes
+from clusterproc import two_processes, two_processes_long_lease
 
-__all__ = ["two_processes"]
+__all__ = ["two_processes", "two_processes_long_lease"]

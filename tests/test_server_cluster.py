@@ -21,6 +21,7 @@ whichever process sent it.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shutil
 import signal
@@ -30,7 +31,7 @@ from typing import Any
 import httpx
 import pytest
 
-from clusterproc import LEASE, Cluster
+from clusterproc import LEASE, LONG_LEASE, Cluster
 from leakcheck import Checker, GameRun
 from liveplay import Seated, action_rows
 from serverproc import Guest, ServerProcess, postgres_available
@@ -233,3 +234,46 @@ def test_accounts_the_lobby_and_every_page_answer_alike_on_either_process(
         assert client.get("/api/leaderboard").status_code == 200
         page = client.get(f"/t/{table['id']}")
         assert page.status_code == 200 and "<html" in page.text.lower()
+
+
+def owned_anywhere(cluster: Cluster, timeout: float = 30.0) -> float:
+    """Seconds until some process that answers owns a game."""
+    start = time.monotonic()
+    while True:
+        owned = 0
+        for index, server in enumerate(cluster.servers):
+            if server.proc is not None and server.proc.poll() is None:
+                with contextlib.suppress(httpx.HTTPError):
+                    owned += cluster.health(index)["owned"]
+        if owned:
+            return time.monotonic() - start
+        assert time.monotonic() - start < timeout, "no takeover: the game has no owner"
+        time.sleep(0.1)
+
+
+def test_a_process_restarted_under_its_old_name_its_games_are_taken_over(
+        two_processes_long_lease: Cluster) -> None:
+    """The name is a label, not the identity (issue 20): compose.yaml restarts a process
+    under the same `--node`. Its renewals must not keep alive the leases of games it
+    never loaded after the restart; they expire and are taken over, with a new fencing
+    number, whoever takes them."""
+    cluster = two_processes_long_lease
+    game = new_game(cluster, seats=6, people=3, rng=random.Random(5))
+    a, b = cluster.servers
+    play(game, lambda: all(len(c.acked) >= 2 for c in game.clients))
+    for client in game.clients:
+        client.settle()
+    killed_at = time.time()
+    a.kill()
+    a.start()  # at once, under the same --node name "a"
+    took = owned_anywhere(cluster)
+    print(f"\ncluster: restarted under its old name, the game was served again {took:.1f} s "
+          f"after the restart (lease {LONG_LEASE:.0f} s)")
+    assert took < LONG_LEASE * 3
+    play(game, lambda: finished(game), servers=[b])
+    rows = action_rows(b, game.table_id)
+    assert {r["fence"] for r in rows if r["t"] > killed_at + took + 1} == {2}
+    identities = {cluster.health(0)["node"], cluster.health(1)["node"]}
+    assert len(identities) == 2 and all(n.split("#")[0] in ("a", "b") for n in identities)
+    problems = check(cluster, game)
+    assert problems == [], "\n".join(problems[:20])

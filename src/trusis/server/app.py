@@ -23,6 +23,7 @@ from trusis.rules.roles import ROLES
 from trusis.server import lobby, people, ws
 from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
+from trusis.server.cluster.node import instance
 from trusis.server.config import Settings, secret_key
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub
@@ -85,7 +86,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await store.migrate()
         hub = Hub(store, settings.bot_pace)
         if settings.redis_url:
-            hub.join_cluster(settings.node, settings.redis_url, settings.lease_seconds)
+            hub.join_cluster(instance(settings.node), settings.redis_url, settings.lease_seconds)
         app.state.lag = LoopLag()
         app.state.lag.start()
         app.state.store = store

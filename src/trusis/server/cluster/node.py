@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -42,8 +43,18 @@ FOLLOW_IDLE_SECONDS = 60.0
 TAKE_AT_ONCE = 50
 
 
+def instance(label: str) -> str:
+    """This run's identity in the cluster: the operator's `--node` label and a part new at
+    every start. A process restarted under its old label is a new owner (issue 20): its
+    renewals never extend the leases of games its previous run held, which expire and
+    are taken over with a new fencing number; two live processes given one label by
+    mistake never share a lease."""
+    return f"{label}#{secrets.token_hex(4)}"
+
+
 class Node:
-    """This process's part in a cluster (created by app.py when `--redis` is given)."""
+    """This process's part in a cluster (created by app.py when `--redis` is given);
+    `name` is its identity (`instance`), which its leases are held under."""
 
     def __init__(self, name: str, store: Store, redis_url: str, lease_seconds: float,
                  rooms: dict[str, Room], adopt: Callable[[Room], None],
