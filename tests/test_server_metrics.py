@@ -4,6 +4,10 @@ parser, and moving with a game played through the protocol."""
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,10 +15,22 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from serverproc import Guest, Player, ServerProcess, free_port, new_database
+from serverproc import (
+    Guest,
+    Player,
+    ServerProcess,
+    drop_database,
+    free_port,
+    new_database,
+    postgres_available,
+)
 from test_server_game import _play_to_the_end
 
 TOKEN = "a-metrics-token-of-some-length"
+ROOT = Path(__file__).resolve().parent.parent
+needs_cluster = pytest.mark.skipif(
+    not postgres_available() or shutil.which("redis-server") is None,
+    reason="several processes need PostgreSQL (TRUSIS_TEST_POSTGRES) and redis-server")
 
 
 def figures(text: str) -> dict[str, float]:
@@ -47,6 +63,12 @@ def scrape(port: int) -> dict[str, float]:
     assert reply.status_code == 200
     assert reply.headers["content-type"].startswith("text/plain")
     return figures(reply.text)
+
+
+def sample_names(port: int) -> set[str]:
+    """The name of every sample served, the histograms' buckets included."""
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    return {s.name for f in text_string_to_metric_families(text) for s in f.samples}
 
 
 def test_metrics_move_with_a_game_played_to_the_end(metered: tuple[ServerProcess, int]) -> None:
@@ -120,3 +142,63 @@ def test_metrics_are_off_by_default_and_a_token_opens_them_on_the_main_port(
         assert figures(reply.text)['trusis_tables{status="open"}'] == 0
     finally:
         guarded.stop()
+
+
+@pytest.fixture
+def metered_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                 ) -> Iterator[list[tuple[ServerProcess, int]]]:
+    """Two processes on one PostgreSQL and a Redis (as clusterproc.two_processes), each
+    with a metrics port of its own."""
+    from clusterproc import LEASE, RedisServer
+
+    monkeypatch.setenv("TRUSIS_SECRET", "the same secret on every process")
+    redis = RedisServer()
+    redis.start()
+    database = new_database("postgresql", tmp_path)
+    pair = []
+    for name in ("a", "b"):
+        port = free_port()
+        pair.append((ServerProcess(database, extra=[
+            "--redis", redis.url, "--node", name, "--lease-seconds", str(LEASE),
+            "--metrics-port", str(port)]), port))
+    try:
+        for server, _ in pair:
+            server.start()
+        yield pair
+    finally:
+        for server, _ in pair:
+            server.stop()
+        redis.kill()
+        drop_database(database)
+
+
+@needs_cluster
+def test_leases_owned_and_taken_over_and_every_documented_query_names_real_metrics(
+        metered_pair: list[tuple[ServerProcess, int]]) -> None:
+    (a, a_port), (_b, b_port) = metered_pair
+    ann = Guest(a.url, "Ann")
+    table = ann.create(seats=5, day_seconds=600, night_seconds=600)
+    ann.sit(table["id"])
+    ann.bots(table["id"], 4)
+    ann.start(table["id"])
+    first_a, first_b = scrape(a_port), scrape(b_port)
+    assert first_a["trusis_leases_owned"] == 1 and first_b["trusis_leases_owned"] == 0
+    assert first_a["trusis_redis_up"] == 1
+    assert first_b["trusis_leases_taken_over_total"] == 0
+    a.kill()  # process a dies: b takes its game over once the lease expires
+    deadline = time.monotonic() + 30
+    while scrape(b_port)["trusis_leases_taken_over_total"] < 1:
+        assert time.monotonic() < deadline, "b did not take the game over"
+        time.sleep(0.5)
+    after = scrape(b_port)
+    assert after["trusis_leases_owned"] == 1
+    assert after['trusis_tables{status="running"}'] == 1
+    # Every metric the documentation's queries and the Grafana dashboard name is served.
+    served = sample_names(b_port)  # b has served every kind of metric by now
+    dashboard = json.loads((ROOT / "deploy/grafana-dashboard.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    doc = (ROOT / "docs/deploy.md").read_text()
+    exprs += re.findall(r"```promql\n(.*?)```", doc, re.S)
+    named = {n for e in exprs for n in re.findall(r"\btrusis_[a-z_]+", e)}
+    assert named and named <= served, named - served
+    ann.close()
