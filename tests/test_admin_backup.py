@@ -5,13 +5,23 @@ the end (R30–R35)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from liveplay import action_rows, stored_record
-from serverproc import Guest, Player, ServerProcess, new_database
+from serverproc import (
+    Guest,
+    Player,
+    ServerProcess,
+    drop_database,
+    new_database,
+    postgres_available,
+)
 from test_server_game import _play_to_the_end
 
 
@@ -88,3 +98,50 @@ def test_backup_refuses_what_it_cannot_copy_and_leaves_nothing(tmp_path: Path) -
     pg = admin("backup", str(tmp_path / "y.db"), "--database", "postgresql://u@127.0.0.1/x")
     assert pg.returncode == 2 and "pg_dump" in pg.stderr
     assert not list(tmp_path.glob("*.partial"))
+
+
+@pytest.mark.skipif(not postgres_available() or shutil.which("pg_dump") is None,
+                    reason="needs PostgreSQL (TRUSIS_TEST_POSTGRES) and pg_dump/pg_restore")
+def test_postgresql_as_the_doc_says_pg_dump_mid_game_and_pg_restore_resume_the_game(
+        tmp_path: Path) -> None:
+    """docs/deploy.md, "Backups": pg_dump of a running server, pg_restore into an empty
+    database, a server started on it plays the game to the end."""
+    live = ServerProcess(new_database("postgresql", tmp_path))
+    restored_url = new_database("postgresql", tmp_path)
+    dump = tmp_path / "trusis.dump"
+    live.start()
+    try:
+        ann = Guest(live.url, "Ann")
+        table = ann.create(seats=5, day_seconds=120, night_seconds=60)
+        ann.sit(table["id"], 1)
+        ann.bots(table["id"], 4)
+        ann.start(table["id"])
+        player = Player(live, table["id"], ann.token)
+        player.until(lambda p: p.view is not None)
+        legal = player.legal()
+        assert player.command(do="vote", target=legal["vote"]["targets"][0])["type"] == "ack"
+        acknowledged = len(action_rows(live, table["id"]))
+        subprocess.run(["pg_dump", "--format=custom", "--file", str(dump), live.database],
+                       check=True, timeout=60)
+        player.close()
+    finally:
+        live.stop()
+        drop_database(live.database)
+    try:
+        subprocess.run(["pg_restore", "--no-owner", "--dbname", restored_url, str(dump)],
+                       check=True, timeout=60)
+        restored = ServerProcess(restored_url)
+        assert len(action_rows(restored, table["id"])) >= acknowledged
+        restored.start()
+        try:
+            again = Player(restored, table["id"], ann.token)
+            again.until(lambda p: p.view is not None)
+            assert again.view is not None and again.view["status"] == "running"
+            assert again.view["choices"].get("vote") is not None
+            _play_to_the_end(again)
+            assert again.view["winner"] is not None
+            again.close()
+        finally:
+            restored.stop()
+    finally:
+        drop_database(restored_url)
