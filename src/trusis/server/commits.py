@@ -197,12 +197,13 @@ class GroupCommits:
                     if len(batch) == 1:
                         raise
                     for one in batch:  # one bad action must not fail the others
+                        alone = time.perf_counter()
                         try:
                             await self._commit([one])
                         except Exception as err:
                             _settle(one.done, err)
                         else:
-                            _stored([one], began)
+                            _stored([one], alone)
                 else:
                     _stored(batch, began)
         except Exception as err:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from contextvars import ContextVar
+from contextvars import Context, ContextVar
 from typing import Any, Literal
 
 from pythonjsonlogger.core import RESERVED_ATTRS
@@ -67,6 +67,14 @@ class LogContext:
             request_id.reset(tokens[0])
             table_id.reset(tokens[1])
             seat.reset(tokens[2])
+
+
+def game_context(table: str) -> Context:
+    """The context of a game's own clock (its timers, absent players, bots): its lines
+    name the table, and no request (not the one that happened to start the game)."""
+    context = Context()
+    context.run(table_id.set, table)
+    return context
 
 
 class ContextFilter(logging.Filter):
