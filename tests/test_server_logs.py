@@ -65,6 +65,10 @@ def test_json_logs_parse_name_their_ids_and_hold_no_secret(tmp_path: Path) -> No
     assert any(r["logger"] == "uvicorn.access" for r in at_table)  # the lobby's requests
     sockets = [r for r in at_table if "WebSocket" in r["message"]]
     assert sockets and all(r["request_id"] for r in sockets)
+    closed = [r for r in at_table if r["message"] == "connection closed (seat)"]
+    assert closed and all(r["seat"] == 1 for r in closed)  # Ann's connection, seat 1
+    # A connection's lines share its request id: opened, then closed.
+    assert {r["request_id"] for r in closed} <= {r["request_id"] for r in sockets}
     assert len({r["request_id"] for r in records if r["request_id"]}) > 5  # one per request
     assert any("Trusis is ready" in r["message"] for r in records)  # a JSON line too
     text = log.read_text("utf-8")

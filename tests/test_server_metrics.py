@@ -5,8 +5,11 @@ parser, and moving with a game played through the protocol."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,3 +205,18 @@ def test_leases_owned_and_taken_over_and_every_documented_query_names_real_metri
     named = {n for e in exprs for n in re.findall(r"\btrusis_[a-z_]+", e)}
     assert named and named <= served, named - served
     ann.close()
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--metrics-token", "short"], "16 characters"),
+    (["--port", "8123", "--metrics-port", "8123"], "must differ from --port"),
+    (["--log-format", "xml"], "--log-format"),
+])
+def test_bad_metrics_and_log_options_are_refused_before_anything_starts(
+        options: list[str], said: str, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "trusis", "serve", "--database",
+                           f"sqlite:///{tmp_path / 'never.db'}", *options],
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, COLUMNS="200", NO_COLOR="1", TERM="dumb"))
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "never.db").exists()

@@ -107,6 +107,7 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     finally:
         room.part(client)
         await client.stop()
+        log.info("connection closed (%s)", "spectator" if client.seat is None else "seat")
 
 
 async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,
