@@ -3,6 +3,7 @@
 Usage: .venv/bin/python bench/load.py --tables N --seconds S [--processes N[,N...]]
                                       [--client-processes P] [--think T]
                                       [--spy FILE | --profile FILE] [--only trusis|bare]
+                                      [--metrics]
 
 First `trusis serve` (a subprocess: uvicorn with ws="websockets-sansio", a fresh
 SQLite file, only 127.0.0.1): N tables of 10 seats, every seat a protocol client
@@ -50,6 +51,12 @@ between them. The run is bounded in tables and time and stops by itself.
 time; `--profile FILE` runs the game server under cProfile instead (it slows the
 server). With PostgreSQL, the CPU of the machine's PostgreSQL processes is shown
 apart. It prints figures and never asserts them.
+
+`--metrics` says what the Prometheus metrics cost (docs/deploy.md, "Metrics"): each
+size of the game server runs twice in the same run, first as it is by default (no
+metrics), then with `--metrics-port` and `/metrics` scraped every second (Prometheus
+scrapes every 15 s by default: this is the dearer case), and the ratio of the two
+throughputs and of their CPU per action is printed.
 """
 
 from __future__ import annotations
@@ -584,6 +591,7 @@ class Servers:
     database: str = ""  # a PostgreSQL database of the bench's own, dropped afterwards
     logs: list[Path] = field(default_factory=list)
     redis: subprocess.Popen[bytes] | None = None
+    metrics_ports: list[int] = field(default_factory=list)  # with --metrics: scraped
 
 
 @functools.cache
@@ -663,7 +671,8 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, path: str, log: Path,
     raise SystemExit(f"the {what} did not answer:\n{tail(log)}")
 
 
-def start_trusis(size: int | None, folder: Path, profile: str | None) -> Servers:
+def start_trusis(size: int | None, folder: Path, profile: str | None,
+                 metrics: bool = False) -> Servers:
     """`trusis serve`: without a size, one process on a fresh SQLite file (as a user runs
     it by default); with one, `size` processes on one fresh PostgreSQL database and, if
     the server has --redis, one Redis of the bench's own. The processes start one after
@@ -687,13 +696,19 @@ def start_trusis(size: int | None, folder: Path, profile: str | None) -> Servers
                 common += ["--redis", redis_url]
                 store += " + Redis"
             servers.name = f"trusis serve ({size} process{'es' * (size > 1)}, {store})"
+        if metrics:
+            servers.name += ", metrics scraped every 1 s"
         for index in range(size):
             port = free_port()
             node = ["--node", f"load{index + 1}"] if "--node" in options and \
                 servers.redis is not None else []
+            scraped = []
+            if metrics:
+                servers.metrics_ports.append(free_port())
+                scraped = ["--metrics-port", str(servers.metrics_ports[-1])]
             command = [sys.executable,
                        *(["-m", "cProfile", "-o", profile] if profile and index == 0 else []),
-                       "-m", "trusis", "serve", "--port", str(port), *common, *node]
+                       "-m", "trusis", "serve", "--port", str(port), *common, *node, *scraped]
             log_path = folder / f"trusis-{size}-{index + 1}.log"
             log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
             proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -790,6 +805,40 @@ class HealthWatch:
         self.thread.join(10)
 
 
+class MetricsScrape:
+    """Every second of the window, each process's /metrics, as a Prometheus would: how
+    long a scrape took, and the last `trusis_actions_total` (against the clients' count)."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.times: list[float] = []
+        self.actions = [0.0 for _ in ports]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+
+    def watch(self) -> None:
+        with httpx.Client(timeout=5) as http:
+            while not self.stop.wait(1.0):
+                for index, port in enumerate(self.ports):
+                    began = time.perf_counter()
+                    with contextlib.suppress(httpx.HTTPError):
+                        text = http.get(f"http://{HOST}:{port}/metrics").text
+                        self.times.append(time.perf_counter() - began)
+                        found = re.search(r"^trusis_actions_total (\S+)$", text, re.M)
+                        if found:
+                            self.actions[index] = float(found.group(1))
+
+    def __enter__(self) -> MetricsScrape:
+        if self.ports:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        if self.ports:
+            self.thread.join(10)
+
+
 def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
     """The parent's turn at the barrier; a client process that failed aborts it, and
     then what it said (and the state of the servers) is the error."""
@@ -808,9 +857,9 @@ def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
 
 
 def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
-        size: int | None = None) -> dict[str, Any]:
+        size: int | None = None, metrics: bool = False) -> dict[str, Any]:
     profile = profile_file(args.profile, size) if args.profile else None
-    servers = start_trusis(size, folder, profile) if kind == "trusis" else \
+    servers = start_trusis(size, folder, profile, metrics) if kind == "trusis" else \
         start_bare(folder, pad)
     pids = [proc.pid for proc in servers.procs]
     try:
@@ -839,7 +888,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                                     "--duration", str(int(args.seconds)),
                                     "--output", spy_file(args.spy, kind, size)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        with HealthWatch(servers.ports if kind == "trusis" else []) as health:
+        with HealthWatch(servers.ports if kind == "trusis" else []) as health, \
+                MetricsScrape(servers.metrics_ports) as scrapes:
             meet(barrier, results, servers)
         if spy is not None:
             spy.wait(60)
@@ -866,7 +916,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                              "machine_busy": busy[0], "machine_total": busy[1],
                              "rss_before": sum(rss_before), "rss_after": sum(rss_after),
                              "name": servers.name, "peaks": health.peaks,
-                             "health": health.last, "unhealthy": health.failures}
+                             "health": health.last, "unhealthy": health.failures,
+                             "scrapes": scrapes.times, "scraped_actions": sum(scrapes.actions)}
     for part in parts:
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]
@@ -914,6 +965,11 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"{max(0.0, others) / elapsed * 100:.0f}% (of {cores:.0f} cores)")
     print(f"  server RSS {r['rss_before'] / 1024:.0f} MiB -> {r['rss_after'] / 1024:.0f} MiB: "
           f"{per_table:.0f} KiB per table")
+    if r.get("scrapes"):
+        print(f"  /metrics scraped {len(r['scrapes'])} times, p50 "
+              f"{percentile(r['scrapes'], 50) * ms:.1f} ms, p99 "
+              f"{percentile(r['scrapes'], 99) * ms:.1f} ms; trusis_actions_total "
+              f"{r['scraped_actions']:.0f} at the last scrape")
     if len(r["process_cpu"]) > 1 or any(r["peaks"]):
         for index, cpu in enumerate(r["process_cpu"]):
             health = r["health"][index] if index < len(r["health"]) else {}
@@ -926,6 +982,22 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
                 shown.append(f"{r['unhealthy'][index]} health checks failed")
             print(f"  process {index + 1}: " + ", ".join(shown))
     return rate
+
+
+def metrics_cost(plain: dict[str, Any], metered: dict[str, Any]) -> str:
+    """The line that says what metrics cost: throughput and CPU per action, with over
+    without, from two runs of the same size in the same bench run."""
+    def rate(r: dict[str, Any]) -> float:
+        return float(r["acked"]) / r["elapsed"]
+
+    def cpu(r: dict[str, Any]) -> float:
+        return float(r["server_cpu"]) / max(1, r["acked"])
+
+    return (f"metrics: with/without {rate(metered) / rate(plain):.2f}x the throughput, "
+            f"{cpu(metered) / cpu(plain):.2f}x the server CPU per action "
+            f"({cpu(plain) * 1000:.2f} ms -> {cpu(metered) * 1000:.2f} ms), "
+            f"ack p50 {percentile(plain['acks'], 50) * 1000:.0f} ms -> "
+            f"{percentile(metered['acks'], 50) * 1000:.0f} ms")
 
 
 def print_profile(path: str, top: int = 35) -> None:
@@ -1008,6 +1080,9 @@ def main() -> None:
     parser.add_argument("--spy", metavar="FILE", help="py-spy the game server into FILE "
                         "(pip install py-spy into .venv)")
     parser.add_argument("--only", choices=("trusis", "bare"), help="run one server only")
+    parser.add_argument("--metrics", action="store_true",
+                        help="run each size of the game server twice, without metrics and "
+                             "with /metrics scraped every second, and print what they cost")
     args = parser.parse_args()
     if not 1 <= args.tables <= MAX_TABLES or not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--tables 1..{MAX_TABLES}, --seconds up to {MAX_SECONDS}")
@@ -1020,6 +1095,7 @@ def main() -> None:
               "games, so only the sizes of 1 process run (on PostgreSQL)")
         counts = [n for n in counts if n is None or n == 1]
     rates: dict[str, float] = {}
+    costs: list[str] = []
     with tempfile.TemporaryDirectory(prefix="trusis-load-") as tmp:
         folder = Path(tmp)
         pad = 1500
@@ -1030,6 +1106,10 @@ def main() -> None:
                 if not (folder / "filler.txt").exists() and game["sample"]:
                     pad = int(game["bytes"] / max(1, game["frames"]))
                     (folder / "filler.txt").write_text(game["sample"])
+                if args.metrics:
+                    metered = run("trusis", args, folder, size=count, metrics=True)
+                    report(metered["name"], "actions", metered, args.tables)
+                    costs.append(metrics_cost(game, metered))
         bare_rate = None
         if args.only != "trusis":
             bare = run("bare", args, folder, pad)
@@ -1046,6 +1126,8 @@ def main() -> None:
             (first, base), *others = rates.items()
             for name, rate in others:
                 print(f"scaling: {name} carries {rate / base:.2f}x {first}")
+        for line in costs:
+            print(line)
     if args.profile:
         for count in counts:
             if Path(profile_file(args.profile, count)).exists():

@@ -265,7 +265,11 @@ def documented_commands() -> list[list[str]]:
     """Every `trusis serve …` command line in docs/deploy.md's code blocks."""
     text = DEPLOY_DOC.read_text("utf-8")
     commands = []
-    for block in re.findall(r"```(?:sh|bash|console)?\n(.*?)```", text, re.S):
+    # Every fence is read with its language (a closing fence is never taken for an opening
+    # one), then only the shell blocks are kept.
+    for language, block in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
+        if language not in ("", "sh", "bash", "console"):
+            continue
         for line in block.replace("\\\n", " ").splitlines():
             words = shlex.split(line.split(" #", 1)[0])
             if "serve" in words and any(w.endswith("trusis") for w in words[:words.index(

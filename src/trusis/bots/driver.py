@@ -127,9 +127,10 @@ class BotDriver:
         return action.do != PASS
 
     def _refuse(self, seat: int, action: Action, reason: str) -> None:
-        # Debug level: the refused action names a power, i.e. the bot's role, and a
-        # library must not print it on a person's screen (the play command's stderr).
-        log.debug("bot at seat %d: %s refused (%s); the seat passes", seat, action, reason)
+        # Neither the action nor the reason is logged: they name a power, i.e. the bot's
+        # role, which no log may hold before the end (docs/deploy.md, "Logs"); `refused`
+        # keeps them for tests.
+        log.debug("bot at seat %d: an action was refused; the seat passes", seat)
         self.refused.append(Refused(seat, action, reason))
         state = self.game.state
         if state.running and state.alive[seat] and not state.passed[seat] and not state.left[seat]:

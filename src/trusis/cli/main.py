@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from trusis.cli.admin import admin
 from trusis.cli.common import echo, json_text, read_record, seat_option
 from trusis.lab.cli import simulate_command
 from trusis.play.cli import play_command
@@ -54,6 +55,7 @@ def _root(
 
 app.command("play")(play_command)  # first: what a newcomer is looking for
 app.command("serve")(serve_command)
+app.add_typer(admin, name="admin")
 
 
 @app.command("replay")

@@ -17,7 +17,7 @@ from fastapi import Response
 from sqlalchemy import delete, insert, select, update
 from starlette.requests import HTTPConnection
 
-from trusis.server import schema
+from trusis.server import metrics, schema
 from trusis.server.errors import LobbyError
 from trusis.server.identity import Identity, guest_name
 from trusis.server.store import Player, Store, new_id
@@ -103,6 +103,8 @@ class Accounts:
             limit = ACCOUNT_FAILURES if row["key"].startswith("account:") else ADDRESS_FAILURES
             wait = row["first_at"] + WINDOW - now
             if row["failures"] >= limit and wait > 0:
+                if (figures := metrics.FIGURES) is not None:
+                    figures.rate_limited("login")
                 raise LobbyError(429, "too_many_attempts",
                                  "too many failed logins: try again later",
                                  retry_after=int(wait) + 1)

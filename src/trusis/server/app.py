@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import lobby, people, ws
+from trusis.server import lobby, logs, metrics, people, ws
 from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
 from trusis.server.cluster.node import instance
@@ -94,17 +94,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.identity = Identity(store, settings.secret, settings.secure_cookies)
         app.state.accounts = Accounts(store, app.state.identity)
         app.state.balance = Balance(settings.balance_games)
+        if settings.metrics_port is not None or settings.metrics_token:
+            app.state.figures = metrics.start(hub, store, app.state.lag)
         await hub.restore()
         # What start-up built lives as long as the process: keep it out of the collector's
         # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py).
         gc.collect()
         gc.freeze()
         log.info("trusis serve: %d tables restored", len(hub.rooms))
-        if settings.ready_message:
+        if settings.ready_message and settings.log_json:
+            log.info("%s", settings.ready_message)
+        elif settings.ready_message:
             print(settings.ready_message, flush=True)
         try:
             yield
         finally:
+            metrics.stop()
             await app.state.lag.stop()
             await hub.close()
             app.state.balance.close()
@@ -120,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_route("/metrics", metrics.scrape, include_in_schema=False)
 
     @app.middleware("http")
     async def headers(request: Request,
@@ -132,6 +138,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if request.url.path.startswith("/api/"):
             response.headers.setdefault("Cache-Control", "no-store")
         return response
+
+    app.add_middleware(metrics.MetricsPortOnly, port=settings.metrics_port)
+    app.add_middleware(logs.LogContext)  # outermost: every line of a request has its id
 
     @app.get("/api/protocol.schema.json")
     async def protocol_schema() -> dict[str, Any]:

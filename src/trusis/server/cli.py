@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated
 
 import typer
 from sqlalchemy.engine import make_url
 
 from trusis.server.config import Settings, default_database_url
+from trusis.server.logs import LogFormat
 
 
 def serve_command(
@@ -37,12 +37,22 @@ def serve_command(
         "--lease-seconds", min=0.5, max=120,
         help="With --redis: how soon another process takes over a game whose process "
              "stopped answering.")] = 5.0,
+    metrics_port: Annotated[int | None, typer.Option(
+        "--metrics-port", min=1, max=65535,
+        help="Serve Prometheus metrics at /metrics on this port of its own (on "
+             "--metrics-host), and nothing else there. Default: no metrics.")] = None,
+    metrics_host: Annotated[str, typer.Option(
+        "--metrics-host", help="The address the metrics port listens on.")] = "127.0.0.1",
+    metrics_token: Annotated[str | None, typer.Option(
+        "--metrics-token", envvar="TRUSIS_METRICS_TOKEN",
+        help="Serve /metrics on the main port too, to requests with the header "
+             "'Authorization: Bearer TOKEN' (better given as TRUSIS_METRICS_TOKEN).")
+    ] = None,
+    log_format: Annotated[LogFormat, typer.Option(
+        "--log-format", help="text: lines for people (default); json: one JSON object a "
+                             "line, with the request, table and seat ids.")] = "text",
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
-    import uvicorn
-
-    from trusis.server.app import create_app
-
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
@@ -53,11 +63,49 @@ def serve_command(
         raise typer.BadParameter(
             "several processes share one PostgreSQL database: give --database "
             "postgresql://user@host/dbname with --redis", param_hint="--redis")
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations: only if they fail
+    if metrics_token is not None and len(metrics_token.strip()) < 16:
+        raise typer.BadParameter("give a metrics token of 16 characters or more",
+                                 param_hint="--metrics-token")
+    if metrics_port is not None and metrics_port == port:
+        raise typer.BadParameter("the metrics port must differ from --port",
+                                 param_hint="--metrics-port")
+    settings.metrics_port = metrics_port
+    settings.metrics_token = (metrics_token or "").strip()
+    settings.log_json = log_format == "json"
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
     settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
                               f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                ws="websockets-sansio", ws_max_size=settings.max_frame, access_log=access_log)
+    run(settings, log_level, log_format, access_log, metrics_host)
+
+
+def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: bool,
+        metrics_host: str) -> None:
+    """uvicorn on the main port, and on the metrics port when there is one (the same app
+    and event loop: the metrics are read where the game runs, nothing is shared across
+    threads; `metrics.MetricsPortOnly` keeps the game off that port)."""
+    import logging
+
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    from trusis.server import logs
+    from trusis.server.app import create_app
+
+    config = uvicorn.Config(
+        create_app(settings), host=settings.host, port=settings.port,
+        log_level=log_level.lower(), ws="websockets-sansio", ws_max_size=settings.max_frame,
+        access_log=access_log,
+        log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)
+    logs.configure(log_format, log_level)  # after uvicorn's own set-up, which it replaces
+    if log_format == "text":  # uvicorn keeps its own lines; invite codes blanked in them
+        for name in ("uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).addFilter(logs.ContextFilter())
+    server = uvicorn.Server(config)
+    if settings.metrics_port is None:
+        server.run()
+        return
+    sockets = [config.bind_socket(),
+               uvicorn.Config(config.app, host=metrics_host, port=settings.metrics_port,
+                              log_config=None, log_level=None).bind_socket()]
+    server.run(sockets=sockets)

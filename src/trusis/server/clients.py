@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from starlette.websockets import WebSocket
+
+from trusis.server import metrics
 
 QUEUE_LIMIT = 500
 """Messages waiting for one client before it is dropped as too slow."""
@@ -50,6 +53,8 @@ class Client:
     lang: str = "en"
     seq: int = 0  # the last stream number sent to this client
     queue: deque[bytes | Events | None] = field(default_factory=deque)
+    queued_at: deque[float] = field(default_factory=deque)
+    """When each message of `queue` was queued (a merged one keeps the first's time)."""
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     writer: asyncio.Task[None] | None = None
     closed: bool = False
@@ -65,6 +70,7 @@ class Client:
             self.queue.append(None)
         else:
             self.queue.append(message)
+        self.queued_at.append(time.perf_counter())
         self.ready.set()
 
     def send_events(self, seq: int, events: list[dict[str, Any]], view: bytes,
@@ -86,6 +92,7 @@ class Client:
                 await self.ready.wait()
                 continue
             message = self.queue.popleft()
+            since = self.queued_at.popleft()
             if message is None:
                 with contextlib.suppress(Exception):
                     await self.websocket.close(1013, "too slow: reconnect to catch up")
@@ -96,6 +103,8 @@ class Client:
             except Exception:
                 self.closed = True
                 return
+            if (figures := metrics.FIGURES) is not None:
+                figures.broadcast.observe(time.perf_counter() - since)
 
     async def stop(self) -> None:
         self.closed = True

@@ -11,11 +11,13 @@ events, and keeps it (`Room.remember`), so that a copy gets the same answer.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
-from trusis.rules.actions import REPLACE, TIMEOUT, Action
+from trusis.rules.actions import REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
+from trusis.server import metrics
 from trusis.server.protocol import ActionIn
 from trusis.server.room import Room
 
@@ -54,8 +56,13 @@ async def command(room: Room, player_id: str, seat: int | None, client_id: str,
         return dict(known)
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     room.pending[key] = done
+    began = time.perf_counter()
     try:
-        return await _apply(room, player_id, seat, client_id, given, lang)
+        reply = await _apply(room, player_id, seat, client_id, given, lang)
+        if (figures := metrics.FIGURES) is not None:
+            figures.ack.labels("ack" if reply["type"] == "ack" else "refused").observe(
+                time.perf_counter() - began)
+        return reply
     finally:
         if room.pending.get(key) is done:
             del room.pending[key]
@@ -72,6 +79,8 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
         reply = refusal(room, "unknown_action", {"do": given.do}, lang)
     elif not room.allowed(player_id, Action(given.do)):
         reply = refusal(room, "rate_limited", {}, lang)
+        if (figures := metrics.FIGURES) is not None:
+            figures.rate_limited("chat" if given.do == SAY else "command")
         reply["id"] = client_id
         return reply  # not remembered: the same id may be tried again once the budget allows
     else:

@@ -34,7 +34,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import StaticPool
 
-from trusis.server import schema
+from trusis.server import metrics, schema
 
 
 def sqlite_pragmas(engine: Engine) -> None:
@@ -111,6 +111,19 @@ def _settle(done: asyncio.Future[None], error: Exception | None) -> None:
         done.set_exception(error)
 
 
+def _stored(batch: list[_Append], began: float) -> None:
+    """Answer the callers whose actions were committed (and count them: metrics.py)."""
+    stored = [one for one in batch if not one.done.done()]  # not refused by their lease
+    if (figures := metrics.FIGURES) is not None:
+        figures.commit.observe(time.perf_counter() - began)
+        figures.actions.inc(len(stored))
+        ended = sum(1 for one in stored if "winner" in one.values)
+        if ended:
+            figures.finished.inc(ended)
+    for one in stored:
+        _settle(one.done, None)
+
+
 class GroupCommits:
     """The queue of actions waiting to be stored, and the task that stores them."""
 
@@ -126,7 +139,7 @@ class GroupCommits:
         self._thread: ThreadPoolExecutor | None = None
         if engine.dialect.name == "sqlite":
             self._sqlite = create_engine(make_url(url).set(drivername="sqlite"),
-                                         poolclass=StaticPool,
+                                         poolclass=StaticPool, hide_parameters=True,
                                          connect_args={"check_same_thread": False})
             sqlite_pragmas(self._sqlite)
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="trusis-store")
@@ -177,19 +190,22 @@ class GroupCommits:
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
+                began = time.perf_counter()
                 try:
                     await self._commit(batch)
                 except Exception:
                     if len(batch) == 1:
                         raise
                     for one in batch:  # one bad action must not fail the others
+                        alone = time.perf_counter()
                         try:
                             await self._commit([one])
                         except Exception as err:
                             _settle(one.done, err)
+                        else:
+                            _stored([one], alone)
                 else:
-                    for one in batch:
-                        _settle(one.done, None)
+                    _stored(batch, began)
         except Exception as err:
             for one in batch:
                 _settle(one.done, err)

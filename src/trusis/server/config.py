@@ -74,6 +74,9 @@ class Settings:
     max_frame: int = 16 * 1024
     ready_message: str = ""
     """Printed once the server is ready (by `trusis serve`: the address to open)."""
+    log_json: bool = False
+    """`--log-format json`: the ready message is a log line too, so that every line of
+    the output is JSON."""
     redis_url: str | None = None
     """Several processes (docs/deploy.md): the Redis they share, beside their PostgreSQL."""
     node: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}"
@@ -81,6 +84,10 @@ class Settings:
     """This process's name in the cluster (its leases are held under it)."""
     lease_seconds: float = 5.0
     """How long a game's lease lasts unrenewed: how soon another process takes over."""
+    metrics_port: int | None = None
+    """Serve `/metrics` (Prometheus) on this port of its own, and nothing else there."""
+    metrics_token: str = ""
+    """Serve `/metrics` on the main port too, to whoever sends this bearer token."""
 
     def __post_init__(self) -> None:
         self.database_url = normalise_database_url(self.database_url)

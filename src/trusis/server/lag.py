@@ -11,6 +11,8 @@ import contextlib
 import time
 from collections import deque
 
+from trusis.server import metrics
+
 
 class LoopLag:
     def __init__(self, period: float = 0.25, kept: int = 40) -> None:
@@ -31,7 +33,10 @@ class LoopLag:
         while True:
             asked = time.perf_counter()
             await asyncio.sleep(self.period)
-            self.samples.append(max(0.0, time.perf_counter() - asked - self.period))
+            late = max(0.0, time.perf_counter() - asked - self.period)
+            self.samples.append(late)
+            if (figures := metrics.FIGURES) is not None:
+                figures.loop_lag.observe(late)
 
     def worst_ms(self) -> float:
         """The worst delay of the last seconds, in milliseconds."""

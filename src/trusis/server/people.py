@@ -13,18 +13,18 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import insert, select
 
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps, schema
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
+from trusis.server.personal import DELETED_NAME, forget_player, player_data
 from trusis.server.store import new_id
 from trusis.table.replayer import replay_step
 
 router = APIRouter(prefix="/api")
 
-DELETED_NAME = "Deleted player"
 CHAT_AROUND = 20
 
 
@@ -134,22 +134,7 @@ async def reports(table_id: str, request: Request) -> dict[str, Any]:
 async def my_data(request: Request) -> Response:
     """Everything kept about you, as one JSON download."""
     player = await deps.identity(request).player(request)
-    store = deps.store(request)
-    p, s, g, a, r = (schema.players, schema.seats, schema.game_players, schema.actions,
-                     schema.reports)
-    async with store.engine.connect() as conn:
-        me = (await conn.execute(select(p).where(p.c.id == player.id))).mappings().first()
-        seats = (await conn.execute(select(s).where(s.c.player_id == player.id))).mappings()
-        games = (await conn.execute(select(g).where(g.c.player_id == player.id))).mappings()
-        acts = (await conn.execute(select(a).where(a.c.player_id == player.id))).mappings()
-        filed = (await conn.execute(select(r).where(r.c.reporter_id == player.id))).mappings()
-        data = {
-            "player": {k: v for k, v in dict(me or {}).items() if k != "password_hash"},
-            "seats": [dict(x) for x in seats.all()],
-            "games": [dict(x) for x in games.all()],
-            "actions": [{**dict(x), "data": json.loads(x["data"])} for x in acts.all()],
-            "reports_filed": [dict(x) for x in filed.all()],
-        }
+    data = await player_data(deps.store(request).engine, player.id)
     return Response(json.dumps(data, ensure_ascii=False, indent=1), media_type="application/json",
                     headers={"Content-Disposition": 'attachment; filename="my-trusis-data.json"'})
 
@@ -160,23 +145,7 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
     as replays for the others; your sessions and tokens end."""
     identity = deps.identity(request)
     player = await identity.player(request)
-    store = deps.store(request)
-    p, t, s, k = schema.players, schema.tables, schema.seats, schema.tokens
-    async with store.engine.begin() as conn:
-        seats = (await conn.execute(select(s.c.table_id, s.c.seat)
-                                    .where(s.c.player_id == player.id))).all()
-        for table_id, seat in seats:
-            row = (await conn.execute(select(t.c.players).where(t.c.id == table_id))).first()
-            if row is not None and row[0]:
-                names = json.loads(row[0])
-                if 0 < seat <= len(names):
-                    names[seat - 1] = DELETED_NAME
-                    await conn.execute(update(t).where(t.c.id == table_id)
-                                       .values(players=json.dumps(names)))
-        await conn.execute(update(s).where(s.c.player_id == player.id).values(name=DELETED_NAME))
-        await conn.execute(delete(k).where(k.c.player_id == player.id))
-        await conn.execute(update(p).where(p.c.id == player.id).values(
-            name=DELETED_NAME, login=None, password_hash=None, deleted=True))
+    await forget_player(deps.store(request).engine, player.id)
     identity.forget()
     hub = deps.hub(request)
     for room in list(hub.rooms.values()) + list(hub.finished.values()):

@@ -25,6 +25,7 @@ from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
+from trusis.server import logs
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
 from trusis.server.handover import hand_to_bot
@@ -339,7 +340,8 @@ class Room:
 
     def start_running(self) -> None:
         if self.task is None or self.task.done():
-            self.task = asyncio.create_task(self._run(), name=f"room {self.id}")
+            self.task = asyncio.create_task(self._run(), name=f"room {self.id}",
+                                            context=logs.game_context(self.id))
 
     async def stop(self) -> None:
         if self.task is not None:

@@ -40,6 +40,18 @@ players = Table(
     Column("deleted", Boolean, nullable=False, default=False),
 )
 
+# -- migration 0007: roles of the people who run the server (staff.py) -------------
+
+staff_roles = Table(
+    "staff_roles", metadata,
+    # A player's roles on this server, one row each: "admin" or "moderator". Not a game
+    # role (docs/rules.md): who may act on reports, sanctions and the server itself.
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("role", String(16), primary_key=True),
+    Column("granted_at", Float, nullable=False),
+    Column("granted_by", String(64), nullable=False),  # "cli", or the granting admin's id
+)
+
 tokens = Table(
     "tokens", metadata,
     Column("hash", String(64), primary_key=True),  # sha256 of the token: never the token

@@ -72,8 +72,11 @@ class Store:
         connect: dict[str, Any] = {} if sqlite else {"server_settings": {
             "idle_in_transaction_session_timeout": str(int(transaction_seconds * 1000))}}
         # A file on this machine needs no ping before each use; a server's connections may.
+        # hide_parameters: a failed statement's message (which is logged) must not carry
+        # its values: an action's text, a private message, a token's hash.
         self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not sqlite,
-                                                       connect_args=connect)
+                                                       connect_args=connect,
+                                                       hide_parameters=True)
         if self.engine.dialect.name == "sqlite":
             sqlite_pragmas(self.engine.sync_engine)
         self.commits = GroupCommits(self.engine, url)

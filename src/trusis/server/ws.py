@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from trusis.server import logs
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub
@@ -94,6 +95,7 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     client = Client(websocket, owner.player.id, owner.player.name,
                     seat_for(room, owner.player.id, owner.seat), hello.lang)
     client.start()
+    logs.seat.set(client.seat)  # every line logged for this connection names its seat
     client.send(dumps({"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
                        "you": {"id": owner.player.id, "name": owner.player.name},
                        "table": room.info(owner.player.id)}))
@@ -105,6 +107,7 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     finally:
         room.part(client)
         await client.stop()
+        log.info("connection closed (%s)", "spectator" if client.seat is None else "seat")
 
 
 async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,

@@ -1,0 +1,243 @@
+"""`trusis admin`: the operator's commands, on the server's own `--database`.
+
+They work on the database, beside a running server or without one: a backup, the
+tables and players, a player's data (export, deletion), and the server roles (admin,
+moderator). Errors are one line on standard error with exit status 2, as every
+`trusis` command (docs/record.md, "Exit codes").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from sqlalchemy import func, or_, select
+
+from trusis.cli.common import echo, fail, json_text
+from trusis.server import schema
+from trusis.server.backup import BackupError, backup_sqlite, sqlite_file
+from trusis.server.config import default_database_url, normalise_database_url
+from trusis.server.personal import forget_player, player_data
+from trusis.server.staff import NotAnAccount, StaffRole, grant, revoke, staff
+from trusis.server.store import Store
+
+admin = typer.Typer(
+    help="Run a server: back it up, list its tables and players, export or delete a "
+         "player's data, grant and revoke the roles admin and moderator.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]})
+
+Database = Annotated[str | None, typer.Option(
+    "--database", help="The server's database URL, as given to `trusis serve` (default: "
+                       "the SQLite file in your data folder).")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+PlayerArg = Annotated[str, typer.Argument(help="A player's id, or an account's name.")]
+T = TypeVar("T")
+
+
+def _url(database: str | None) -> str:
+    return normalise_database_url(database or default_database_url())
+
+
+def _on_store(database: str | None, work: Callable[[Store], Awaitable[T]]) -> T:
+    """Run `work` on the database, its schema brought up to date first (as the server
+    does at start: the same migrations, harmless when they have run)."""
+    async def run() -> T:
+        store = Store(_url(database))
+        try:
+            await store.migrate()
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(run())
+    except OSError as err:
+        fail(f"--database: cannot reach the database: {err}")
+
+
+def _when(t: float | None) -> str:
+    if t is None:
+        return "-"
+    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+async def _find(store: Store, who: str) -> dict[str, Any]:
+    """The player `who` names: an id, else an account's name (names of guests repeat)."""
+    p = schema.players
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(select(p).where(
+            or_(p.c.id == who, p.c.login == who.strip().casefold())))).mappings().first()
+    if row is None:
+        fail(f"no player has the id or account name {who!r}")
+    return dict(row)
+
+
+@admin.command("backup")
+def backup_command(
+    file: Annotated[Path, typer.Argument(help="Where to write the copy (a new file).")],
+    database: Database = None,
+) -> None:
+    """A consistent copy of an SQLite database, safe while the server runs."""
+    try:
+        size = backup_sqlite(sqlite_file(_url(database)), file)
+    except BackupError as err:
+        fail(str(err))
+    echo(f"backed up to {file} ({size / 1e6:.1f} MB)")
+
+
+@admin.command("tables")
+def tables_command(
+    database: Database = None,
+    status: Annotated[str | None, typer.Option(
+        "--status", help="open, running or finished (default: all)")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="The newest N.")] = 100,
+    as_json: AsJson = False,
+) -> None:
+    """The tables, newest first: status, seats, host, when (never an invite code)."""
+    if status is not None and status not in ("open", "running", "finished"):
+        fail("--status: open, running or finished")
+
+    async def read(store: Store) -> list[dict[str, Any]]:
+        t, s, p = schema.tables, schema.seats, schema.players
+        taken = select(s.c.table_id, func.count().label("taken")).group_by(
+            s.c.table_id).subquery()
+        query = (select(t.c.id, t.c.name, t.c.status, t.c.options, t.c.private,
+                        t.c.created_at, t.c.started_at, t.c.finished_at, t.c.winner,
+                        p.c.name.label("host"), func.coalesce(taken.c.taken, 0).label("taken"))
+                 .join(p, p.c.id == t.c.host_id)
+                 .outerjoin(taken, taken.c.table_id == t.c.id)
+                 .order_by(t.c.created_at.desc()).limit(limit))
+        if status is not None:
+            query = query.where(t.c.status == status)
+        async with store.engine.connect() as conn:
+            rows = [dict(r) for r in (await conn.execute(query)).mappings()]
+        for row in rows:
+            row["seats"] = int(json.loads(row.pop("options")).get("seats", 0))
+        return rows
+
+    rows = _on_store(database, read)
+    if as_json:
+        echo(json_text({"tables": rows}))
+        return
+    for r in rows:
+        echo(f"{r['id']}  {r['status']:<8} {r['taken']:>2}/{r['seats']:<2} "
+             f"{'private ' if r['private'] else ''}{r['name']!r} host {r['host']!r}, "
+             f"created {_when(r['created_at'])}"
+             + (f", winner {r['winner']}" if r["winner"] else ""))
+    echo(f"{len(rows)} table{'s' * (len(rows) != 1)}")
+
+
+@admin.command("players")
+def players_command(
+    database: Database = None,
+    name: Annotated[str | None, typer.Option("--name", help="Names containing this.")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="The newest N.")] = 100,
+    as_json: AsJson = False,
+) -> None:
+    """The players, newest first: id, name, guest or account, server roles."""
+    async def read(store: Store) -> list[dict[str, Any]]:
+        p = schema.players
+        query = select(p.c.id, p.c.name, p.c.kind, p.c.login, p.c.created_at,
+                       p.c.deleted).order_by(p.c.created_at.desc()).limit(limit)
+        if name:
+            query = query.where(p.c.name.contains(name, autoescape=True))
+        async with store.engine.connect() as conn:
+            rows = [dict(r) for r in (await conn.execute(query)).mappings()]
+        held: dict[str, list[str]] = {}
+        for entry in await staff(store.engine):
+            held.setdefault(entry["player_id"], []).append(entry["role"])
+        for row in rows:
+            row["account"] = row.pop("login") is not None
+            row["roles"] = sorted(held.get(row["id"], []))
+        return rows
+
+    rows = _on_store(database, read)
+    if as_json:
+        echo(json_text({"players": rows}))
+        return
+    for r in rows:
+        kind = "account" if r["account"] else r["kind"]
+        echo(f"{r['id']}  {r['name']!r} {kind}, since {_when(r['created_at'])}"
+             + (f", {' and '.join(r['roles'])}" if r["roles"] else "")
+             + (" (deleted)" if r["deleted"] else ""))
+    echo(f"{len(rows)} player{'s' * (len(rows) != 1)}")
+
+
+@admin.command("export")
+def export_command(player: PlayerArg, database: Database = None) -> None:
+    """Everything kept about a player, as one JSON document.
+
+    The same document the player downloads at /api/me/data."""
+    async def read(store: Store) -> dict[str, Any] | None:
+        found = await _find(store, player)
+        return await player_data(store.engine, found["id"])
+
+    echo(json_text(_on_store(database, read)))
+
+
+@admin.command("delete")
+def delete_command(
+    player: PlayerArg, database: Database = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Do it (without it: say what would "
+                                                    "be deleted).")] = False,
+) -> None:
+    """Delete a player's account and data, as their own deletion does.
+
+    Their name becomes "Deleted player" in stored games (which stay playable as replays
+    for the others); their sessions, tokens and roles end."""
+    async def run(store: Store) -> str:
+        found = await _find(store, player)
+        if not yes:
+            return f"would delete {found['name']!r} ({found['id']}): run again with --yes"
+        await forget_player(store.engine, found["id"])
+        return f"deleted {found['name']!r} ({found['id']})"
+
+    echo(_on_store(database, run))
+
+
+def _role_change(player: str, role: StaffRole, database: str | None, give: bool) -> None:
+    async def run(store: Store) -> str:
+        found = await _find(store, player)
+        try:
+            changed = await (grant if give else revoke)(store.engine, found["id"], role)
+        except NotAnAccount:
+            fail(f"{found['name']!r} is not a registered account: roles go to accounts only")
+        what = "now holds" if give else "no longer holds"
+        if not changed:
+            what = "already holds" if give else "did not hold"
+        return f"{found['name']!r} ({found['id']}) {what} the role {role}"
+
+    echo(_on_store(database, run))
+
+
+@admin.command("grant")
+def grant_command(player: PlayerArg, role: Annotated[StaffRole, typer.Argument(
+        help="admin or moderator")], database: Database = None) -> None:
+    """Give an account a server role: admin (runs the server) or moderator."""
+    _role_change(player, role, database, give=True)
+
+
+@admin.command("revoke")
+def revoke_command(player: PlayerArg, role: Annotated[StaffRole, typer.Argument(
+        help="admin or moderator")], database: Database = None) -> None:
+    """Take a server role away."""
+    _role_change(player, role, database, give=False)
+
+
+@admin.command("staff")
+def staff_command(database: Database = None, as_json: AsJson = False) -> None:
+    """Who holds a server role."""
+    rows = _on_store(database, lambda store: staff(store.engine))
+    if as_json:
+        echo(json_text({"staff": rows}))
+        return
+    for r in rows:
+        echo(f"{r['role']:<9} {r['name']!r} ({r['player_id']}), since "
+             f"{_when(r['granted_at'])}")
+    echo(f"{len(rows)} role{'s' * (len(rows) != 1)} held")

@@ -1,0 +1,62 @@
+"""A consistent copy of a running server's SQLite database (`trusis admin backup`).
+
+SQLite's online backup API copies the database page by page under a read lock: the
+copy is the database as of one committed transaction, whatever the server writes
+meanwhile, and every action the server acknowledged before the copy began is in it
+(group commits: an action is acknowledged once committed). With `pages=-1` the copy
+is made in one step, so it never restarts because of a concurrent write. PostgreSQL
+has its own tools (pg_dump, docs/deploy.md "Backups").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+
+class BackupError(Exception):
+    """The copy could not be made; nothing was left at the destination."""
+
+
+def sqlite_file(database_url: str) -> Path:
+    """The file of an SQLite URL (`sqlite:///path`, any driver), or BackupError."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite":
+        raise BackupError(f"{url.get_backend_name()} is backed up with its own tools "
+                          "(PostgreSQL: pg_dump, see docs/deploy.md \"Backups\")")
+    if not url.database or url.database == ":memory:":
+        raise BackupError("an in-memory database cannot be backed up")
+    path = Path(url.database)
+    if not path.exists():
+        raise BackupError(f"there is no database at {path}")
+    return path
+
+
+def backup_sqlite(source: Path, destination: Path) -> int:
+    """Copy `source` to `destination` (which must not exist); the copy's size in bytes.
+    Written beside the destination first and renamed once complete, so that a failed or
+    interrupted backup leaves no file that looks like a backup."""
+    if destination.exists():
+        raise BackupError(f"{destination} exists already: give a new file name")
+    partial = destination.with_name(destination.name + ".partial")
+    try:
+        with contextlib.closing(sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True,
+                                                timeout=30)) as src, \
+                contextlib.closing(sqlite3.connect(partial)) as dst:
+            src.execute("PRAGMA busy_timeout=30000")
+            src.backup(dst, pages=-1)
+            dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            problem = dst.execute("PRAGMA integrity_check").fetchone()[0]
+        if problem != "ok":
+            raise BackupError(f"the copy failed its integrity check: {problem}")
+        os.replace(partial, destination)
+    except (sqlite3.Error, OSError) as err:
+        raise BackupError(f"the backup failed: {err}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+    return destination.stat().st_size

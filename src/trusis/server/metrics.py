@@ -1,0 +1,195 @@
+"""The process's figures in the Prometheus text format (docs/deploy.md, "Metrics").
+
+Off unless the operator asks (`--metrics-port` or `--metrics-token`): the figures say
+how many people play here and how busy the server is, which is nobody else's business.
+
+Two kinds of figure. What the process already knows at any moment (tables, connections,
+queues, the loop's lag, leases) is read when Prometheus scrapes (`Live`), so the game's
+code pays nothing for it. What happens (actions stored, acknowledgements, frames sent,
+commits, rate-limit refusals) is counted where it happens, through `FIGURES`: None while
+metrics are off, so that each of those places costs one test of a global then.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Literal
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+if TYPE_CHECKING:
+    from trusis.server.hub import Hub
+    from trusis.server.lag import LoopLag
+    from trusis.server.store import Store
+
+RateLimit = Literal["command", "chat", "login"]
+
+disable_created_metrics()  # type: ignore[no-untyped-call]  # `_created` series: noise here
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+"""From a millisecond (a quiet server on loopback) to the seconds of an overloaded one."""
+
+
+class Figures:
+    """The counters and histograms of one process, in a registry of its own."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.actions = Counter("trusis_actions", "Actions stored in game records (people's, "
+                               "programs', bots' and the timer's).", registry=r)
+        self.finished = Counter("trusis_tables_finished", "Games that ended here.",
+                                registry=r)
+        self.ack = Histogram("trusis_ack_seconds", "From a command's arrival at its game's "
+                             "owner to its answer (ack or refused): applied, stored, "
+                             "delivered.", ["answer"], buckets=LATENCY_BUCKETS, registry=r)
+        self.broadcast = Histogram("trusis_broadcast_seconds", "How long a message waited in "
+                                   "a client's send queue before its frame was written.",
+                                   buckets=LATENCY_BUCKETS, registry=r)
+        self.commit = Histogram("trusis_commit_seconds", "One group commit of actions.",
+                                buckets=LATENCY_BUCKETS, registry=r)
+        self.loop_lag = Histogram("trusis_loop_lag_seconds", "How much later than asked the "
+                                  "event loop woke a task (sampled 4 times a second).",
+                                  buckets=LATENCY_BUCKETS, registry=r)
+        self.refused = Counter("trusis_rate_limited", "Requests refused by a rate limit.",
+                               ["limit"], registry=r)
+        for limit in ("command", "chat", "login"):
+            self.refused.labels(limit)  # present at 0 from the start
+        for answer in ("ack", "refused"):
+            self.ack.labels(answer)
+
+    def rate_limited(self, limit: RateLimit) -> None:
+        self.refused.labels(limit).inc()
+
+    def text(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+FIGURES: Figures | None = None
+"""The running server's figures, or None while metrics are off (the places that count
+test it). One server per process; tests that build several apps in one process see the
+last one's."""
+
+
+class Live(Collector):
+    """The figures read at scrape time from the hub, the store and the loop-lag probe.
+    Prometheus scrapes through the app itself, on the event loop: nothing here races
+    with the rooms it reads."""
+
+    def __init__(self, hub: Hub, store: Store, lag: LoopLag) -> None:
+        self.hub = hub
+        self.store = store
+        self.lag = lag
+
+    def collect(self) -> Iterator[Metric]:
+        rooms = list(self.hub.rooms.values())
+        tables = GaugeMetricFamily("trusis_tables", "Tables held by this process (owned, "
+                                   "with several processes), by status.", labels=["status"])
+        for status in ("open", "running"):
+            tables.add_metric([status], sum(1 for r in rooms if r.owned and r.status == status))
+        yield tables
+        clients = [c for r in rooms for c in r.clients]
+        connections = GaugeMetricFamily("trusis_connections", "WebSocket connections, by "
+                                        "seated player or spectator.", labels=["kind"])
+        connections.add_metric(["seat"], sum(1 for c in clients if c.seat is not None))
+        connections.add_metric(["spectator"], sum(1 for c in clients if c.seat is None))
+        yield connections
+        yield GaugeMetricFamily("trusis_players_connected", "Distinct players with at least "
+                                "one connection here.", len({c.player_id for c in clients}))
+        yield GaugeMetricFamily("trusis_loop_lag_worst_seconds", "The event loop's worst "
+                                "delay of the last 10 seconds.", self.lag.worst_ms() / 1000)
+        yield GaugeMetricFamily("trusis_commit_queue", "Actions waiting for the next group "
+                                "commit.", self.store.queued())
+        yield GaugeMetricFamily("trusis_send_queue", "Messages waiting in every client's send "
+                                "queue.", sum(len(c.queue) for c in clients))
+        yield GaugeMetricFamily("trusis_send_queue_longest", "The longest client send queue "
+                                "(a client is dropped at 500).",
+                                max((len(c.queue) for c in clients), default=0))
+        node = self.hub.cluster
+        if node is None:
+            return
+        yield GaugeMetricFamily("trusis_leases_owned", "Games whose lease this process holds.",
+                                sum(1 for r in rooms if r.owned))
+        yield GaugeMetricFamily("trusis_games_followed", "Games another process owns that "
+                                "clients here are at.", sum(1 for r in rooms if not r.owned))
+        yield CounterMetricFamily("trusis_leases_taken_over", "Games taken over from a process "
+                                  "that let its lease expire.", node.taken)
+        yield CounterMetricFamily("trusis_forwarded", "Requests forwarded to another process.",
+                                  node.forward.count)
+        yield CounterMetricFamily("trusis_redis_dropped", "Messages that could not be "
+                                  "published (followers caught up from the database).",
+                                  node.bus.dropped)
+        yield GaugeMetricFamily("trusis_redis_up", "1 while the Redis connection is up.",
+                                1 if node.bus.up else 0)
+
+
+def start(hub: Hub, store: Store, lag: LoopLag) -> Figures:
+    """Count from now on (at start-up, when metrics are on)."""
+    global FIGURES
+    figures = Figures()
+    figures.registry.register(Live(hub, store, lag))
+    FIGURES = figures
+    return figures
+
+
+def stop() -> None:
+    global FIGURES
+    FIGURES = None
+
+
+def metrics_port_of(scope: Scope) -> int | None:
+    server = scope.get("server")
+    return int(server[1]) if server and server[1] is not None else None
+
+
+async def scrape(request: Request) -> Response:
+    """`GET /metrics`: on the metrics port, or with the metrics token; otherwise 404
+    (metrics off, or asked on the public port without a token) or 401 (a wrong token)."""
+    settings = request.app.state.settings
+    figures: Figures | None = getattr(request.app.state, "figures", None)
+    on_port = settings.metrics_port is not None and \
+        metrics_port_of(request.scope) == settings.metrics_port
+    if figures is None or not (on_port or settings.metrics_token):
+        return PlainTextResponse("not found\n", status_code=404)
+    if not on_port:
+        given = request.headers.get("authorization", "")
+        if not secrets.compare_digest(given.encode(),
+                                      f"Bearer {settings.metrics_token}".encode()):
+            return PlainTextResponse("the metrics need their token: Authorization: Bearer "
+                                     "<token>\n", status_code=401,
+                                     headers={"WWW-Authenticate": "Bearer"})
+    return Response(figures.text(), media_type=CONTENT_TYPE_LATEST,
+                    headers={"Cache-Control": "no-store"})
+
+
+class MetricsPortOnly:
+    """On the metrics port, `/metrics` and nothing else: that port may be reachable by
+    the monitoring network only, and the game has no business there."""
+
+    def __init__(self, app: ASGIApp, port: int | None) -> None:
+        self.app = app
+        self.port = port
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.port is None or scope["type"] not in ("http", "websocket") or \
+                metrics_port_of(scope) != self.port or scope["path"] == "/metrics":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 4404, "reason": "metrics only"})
+            return
+        await PlainTextResponse("this port serves /metrics only\n", status_code=404)(
+            scope, receive, send)

@@ -1,0 +1,27 @@
+"""Roles for accounts (issue 18): admin (the operator) and moderator, granted by `trusis admin`.
+
+Revision ID: 0007
+Revises: 0003
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0007"
+down_revision = "0003"
+
+
+def upgrade() -> None:
+    op.create_table(
+        "staff_roles",
+        sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), primary_key=True),
+        sa.Column("role", sa.String(16), primary_key=True),
+        sa.Column("granted_at", sa.Float, nullable=False),
+        sa.Column("granted_by", sa.String(64), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("staff_roles")
