@@ -317,6 +317,11 @@ class Room:
             self.bots.table = self.table
             self.bots.driver.game = self.table
 
+    def drop_claims(self, seat: int) -> None:
+        """The seat changed hands: every claim code for it dies (R53, D18)."""
+        for code in [c for c, s in self.claims.items() if s == seat]:
+            del self.claims[code]
+
     def answer(self, player_id: str, client_id: str) -> dict[str, Any] | None:
         return self.answers.get((player_id, client_id))
 
