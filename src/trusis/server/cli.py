@@ -26,6 +26,10 @@ def serve_command(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every HTTP request (their URLs may hold invite codes).")
     ] = False,
+    token_days: Annotated[float, typer.Option(
+        "--token-days", min=0.00001, max=400, envvar="TRUSIS_TOKEN_DAYS",
+        help="How long a sign-in (cookie or token) lasts, in days (docs/deploy.md).")
+    ] = 30.0,
     redis: Annotated[str | None, typer.Option(
         "--redis", help="Run as one of several processes: redis://host:6379/0, shared by "
                         "all of them with one PostgreSQL --database (docs/deploy.md).")
@@ -41,12 +45,13 @@ def serve_command(
     """Start the game server: play Trusis together in the browser."""
     import uvicorn
 
+    from trusis.server import logsafe
     from trusis.server.app import create_app
 
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
-                        lease_seconds=lease_seconds)
+                        lease_seconds=lease_seconds, token_days=token_days)
     if node:
         settings.node = node[:64]
     if redis and not settings.database_url.startswith("postgresql"):
@@ -59,5 +64,8 @@ def serve_command(
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
     settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
                               f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                ws="websockets-sansio", ws_max_size=settings.max_frame, access_log=access_log)
+    config = uvicorn.Config(create_app(settings), host=host, port=port,
+                            log_level=log_level.lower(), ws="websockets-sansio",
+                            ws_max_size=settings.max_frame, access_log=access_log)
+    logsafe.install()  # after uvicorn's logging is configured (by Config)
+    uvicorn.Server(config).run()

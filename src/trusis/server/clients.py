@@ -53,6 +53,8 @@ class Client:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     writer: asyncio.Task[None] | None = None
     closed: bool = False
+    family: str = ""  # the sign-in whose token opened it: closed when that ends
+    goodbye: tuple[int, str] = (1013, "too slow: reconnect to catch up")
 
     def start(self) -> None:
         self.writer = asyncio.create_task(self._write(), name=f"client {self.player_id}")
@@ -65,6 +67,15 @@ class Client:
             self.queue.append(None)
         else:
             self.queue.append(message)
+        self.ready.set()
+
+    def shut(self, code: int, reason: str) -> None:
+        """Close with `code` once what is queued before is sent (its session ended)."""
+        if self.closed:
+            return
+        self.goodbye = (code, reason)
+        self.closed = True
+        self.queue.append(None)
         self.ready.set()
 
     def send_events(self, seq: int, events: list[dict[str, Any]], view: bytes,
@@ -88,7 +99,7 @@ class Client:
             message = self.queue.popleft()
             if message is None:
                 with contextlib.suppress(Exception):
-                    await self.websocket.close(1013, "too slow: reconnect to catch up")
+                    await self.websocket.close(*self.goodbye)
                 return
             data = message.frame() if isinstance(message, Events) else message
             try:

@@ -65,12 +65,6 @@ async def guest(body: GuestIn, request: Request, response: Response) -> dict[str
             "token": token}
 
 
-@router.post("/logout")
-async def logout(request: Request, response: Response) -> dict[str, Any]:
-    await deps.identity(request).sign_out(request, response)
-    return {"ok": True}
-
-
 @router.get("/me")
 async def me(request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)

@@ -177,7 +177,7 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
         await conn.execute(delete(k).where(k.c.player_id == player.id))
         await conn.execute(update(p).where(p.c.id == player.id).values(
             name=DELETED_NAME, login=None, password_hash=None, deleted=True))
-    identity.forget()
+    await deps.sessions(request).revoke(player.id)  # its connections close, everywhere
     hub = deps.hub(request)
     for room in list(hub.rooms.values()) + list(hub.finished.values()):
         for seat in room.seats.values():
