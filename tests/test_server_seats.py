@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -93,17 +94,19 @@ def test_R53_a_claim_code_is_single_use_and_the_others_die_with_the_hand_over(
         server: ServerProcess) -> None:
     tab = people(server, 5)
     assert tab.play(5, do="leave")["type"] == "ack"  # left on purpose: departed (R52)
-    codes = []
-    for _ in range(3):
-        reply = tab.host.http.post(f"/api/tables/{tab.id}/seats/5/replace", json={"by": "person"})
-        assert reply.status_code == 200, reply.text
-        codes.append(reply.json()["claim"])
-        assert "?claim=" not in reply.json()["link"]  # a fragment: never sent, never logged
-        assert reply.json()["link"].endswith(f"#claim={codes[-1]}")
+    replies = [tab.host.http.post(f"/api/tables/{tab.id}/seats/5/replace",
+                                  json={"by": "person"}) for _ in range(3)]
+    assert all(r.status_code == 200 for r in replies), replies
+    codes = [r.json()["claim"] for r in replies]
     newcomer, other, third = (Guest(server.url, n) for n in ("Nina", "Otto", "Pia"))
     answer = newcomer.http.post(f"/api/tables/{tab.id}/claim", json={"code": codes[0]})
     assert answer.status_code == 200 and answer.json()["seat"] == 5, answer.text
-    # The same code again, by someone else: spent. The other codes: dead with the hand-over.
+    nina = Conn(server, tab.id, newcomer.token).open()
+    assert nina.seat == 5
+    nina.close()  # Nina's connection drops: her seat is away, not departed
+    time.sleep(0.3)
+    # The same code again, by someone else: spent. The other codes: dead with the hand-over
+    # (before, they came back to life as soon as Nina was away, and took her seat).
     refusal(other.http.post(f"/api/tables/{tab.id}/claim", json={"code": codes[0]}), 404,
             "no_such_claim")
     for code in codes[1:]:
@@ -111,12 +114,38 @@ def test_R53_a_claim_code_is_single_use_and_the_others_die_with_the_hand_over(
                 "no_such_claim")
     seats = tab.host.http.get(f"/api/tables/{tab.id}").json()["seats"]
     assert seats[4]["name"] == "Nina"
-    nina = Conn(server, tab.id, newcomer.token).open()
-    assert nina.seat == 5
-    nina.close()
-    # Nina now holds it and is present: a new hand-over is refused (it has not left).
+    # Nina holds it and has not left: a new hand-over is refused.
     refusal(tab.host.http.post(f"/api/tables/{tab.id}/seats/5/replace", json={"by": "person"}),
             409, "not_left")
+    for reply, code in zip(replies, codes, strict=True):  # the code is a fragment: never
+        assert reply.json()["link"] == f"/t/{tab.id}#claim={code}"  # sent, never logged
+    tab.close()
+
+
+def test_R53_simultaneous_claims_seat_exactly_one_person(server: ServerProcess) -> None:
+    """Eight people claim at once, with one code and with the seat's other codes: one
+    takes the seat, every other claim is refused and changes nothing."""
+    tab = people(server, 5)
+    assert tab.play(3, do="leave")["type"] == "ack"
+    codes = [tab.host.http.post(f"/api/tables/{tab.id}/seats/3/replace", json={"by": "person"}
+                                ).json()["claim"] for _ in range(2)]
+    claimers = [Guest(server.url, f"Claimer {n}") for n in range(8)]
+
+    def claim(n: int) -> int:
+        code = codes[n % 2]
+        return claimers[n].http.post(f"/api/tables/{tab.id}/claim",
+                                     json={"code": code}).status_code
+
+    with ThreadPoolExecutor(len(claimers)) as pool:
+        answers = list(pool.map(claim, range(len(claimers))))
+    assert sorted(answers).count(200) == 1, answers
+    assert set(answers) <= {200, 404, 409}, answers
+    seats = tab.host.http.get(f"/api/tables/{tab.id}").json()["seats"]
+    winner = claimers[answers.index(200)]
+    assert seats[2]["name"] == winner.name
+    conn = Conn(server, tab.id, winner.token).open()
+    assert conn.seat == 3 and not conn.me["left"]  # it plays again (R53)
+    conn.close()
     tab.close()
 
 
