@@ -96,6 +96,10 @@ def test_a_seat_token_plays_its_seat_and_every_other_route_is_refused(
               ("POST", "/api/password"), ("POST", "/api/logout/everywhere"),
               ("GET", "/api/tables"), ("POST", "/api/login")}
     assert wanted <= set(tried)  # the findings' routes are among those tried
+    # The WebSocket's subprotocol carries a token only on a WebSocket: not a way around.
+    sneaky = httpx.post(f"{server.url}/api/tables", json={"seats": 5}, timeout=10, headers={
+        "Sec-WebSocket-Protocol": f"trusis, trusis.bearer.{token}"})
+    assert sneaky.status_code == 401 and sneaky.json()["code"] == "not_signed_in"
     # Nothing happened: no table of the program's, no seat elsewhere, no report, and the
     # program still plays its seat (its identity was not deleted).
     listed = host.http.get("/api/tables").json()["tables"]

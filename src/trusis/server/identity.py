@@ -113,6 +113,8 @@ class Identity:
         header = connection.headers.get("authorization", "")
         if header[:7].lower() == "bearer ":
             return header[7:].strip() or None
+        if connection.scope["type"] != "websocket":
+            return None  # the subprotocol is a WebSocket's way only
         for protocol in offered_protocols(connection):
             if protocol.startswith(BEARER_PROTOCOL):
                 return protocol[len(BEARER_PROTOCOL):] or None
@@ -142,9 +144,7 @@ class Identity:
         """A program's seat token plays its seat (the WebSocket, ws.py) and reads its own
         table (`GET /api/tables/{its id}`); every other request it makes is refused, so a
         token handed to a program never becomes a host, a player elsewhere or an account."""
-        if not (request.headers.get("authorization") or request.cookies.get(COOKIE)):
-            return  # nobody signed in: nothing to look up
-        owner = await self.owner(request)
+        owner = await self.owner(request)  # no credential: no lookup
         if owner is None or owner.table_id is None:
             return
         if (request.scope.get("method") == "GET"
