@@ -304,6 +304,7 @@ class Room:
         self.bots = None
         self.away.clear()
         self.remote.clear()
+        self.claims.clear()  # the seats may change hands elsewhere now: no code survives (D18)
         await refill(self)  # seats, status and game as stored
         self.wake.set()  # the room's clock stops: the owner's runs
         if self.on_lost is not None:
