@@ -128,6 +128,20 @@ def test_changing_the_password_needs_the_current_one_and_ends_the_other_sessions
     assert body["code"] == "no_password"
 
 
+def test_the_current_password_cannot_be_guessed_through_a_session(
+        server: ServerProcess) -> None:
+    """Whoever holds a session (a borrowed phone) gets five wrong tries, not a guessing
+    machine; the owner's right password still works after the window."""
+    kim = account(server.url, "Kim")
+    for n in range(5):
+        wrong = kim.post("/api/password", json={"current": f"guess {n}", "password": "x" * 12})
+        assert wrong.status_code == 403, wrong.text
+    spent = kim.post("/api/password", json={"current": PASSWORD, "password": "x" * 12})
+    assert spent.status_code == 429 and spent.json()["code"] == "too_many_attempts"
+    assert spent.json()["params"]["retry_after"] > 800
+    device(server.url, "Kim")  # nothing changed: the password is still the old one
+
+
 def test_tokens_expire_after_the_configured_lifetime(tmp_path: Path) -> None:
     with running_server("sqlite", tmp_path, extra=["--token-days", "0.00004"]) as server:
         client, token = browser(server.url, "Gus")  # 0.00004 days: about 3.5 seconds

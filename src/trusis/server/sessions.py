@@ -9,6 +9,7 @@ on the others through the cluster's bus (cluster/node.py).
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -24,6 +25,11 @@ from trusis.server.store import Store
 
 router = APIRouter(prefix="/api")
 
+PASSWORD_TRIES = 5
+"""Wrong current passwords one player may send in PASSWORD_WINDOW (per process): whoever
+holds a session must not be able to guess the password behind it at argon2's pace."""
+PASSWORD_WINDOW = 15 * 60.0
+
 
 class PasswordIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -37,6 +43,21 @@ class Sessions:
     def __init__(self, store: Store, hub: Hub) -> None:
         self.store = store
         self.hub = hub
+        self.tries: dict[str, tuple[int, float]] = {}  # player -> (tries, since)
+
+    def take_try(self, player_id: str) -> None:
+        """Count one password check before it is made (no await: two at once both count),
+        or refuse it with 429 once the window's tries are spent."""
+        now = time.monotonic()
+        if len(self.tries) > 10_000:  # bounded: the spent windows go first
+            self.tries = {k: v for k, v in self.tries.items() if now - v[1] < PASSWORD_WINDOW}
+        count, since = self.tries.get(player_id, (0, now))
+        if now - since >= PASSWORD_WINDOW:
+            count, since = 0, now
+        if count >= PASSWORD_TRIES:
+            raise LobbyError(429, "too_many_attempts", "too many wrong passwords: try again "
+                             "later", retry_after=int(since + PASSWORD_WINDOW - now) + 1)
+        self.tries[player_id] = (count + 1, since)
 
     async def revoke(self, player_id: str, family: str | None = None,
                      keep: str | None = None) -> None:
@@ -85,11 +106,14 @@ async def change_password(body: PasswordIn, request: Request) -> dict[str, Any]:
     async with store.engine.connect() as conn:
         digest = (await conn.execute(select(p.c.password_hash)
                                      .where(p.c.id == owner.player.id))).scalar()
+    sessions = deps.sessions(request)
+    sessions.take_try(owner.player.id)
     if not await asyncio.to_thread(_verify, digest, body.current):  # ~0.3 s: off the loop
         raise LobbyError(403, "wrong_password", "the current password is not right")
+    sessions.tries.pop(owner.player.id, None)
     check_password(body.password)
     new = await asyncio.to_thread(HASHER.hash, body.password)
     async with store.engine.begin() as conn:
         await conn.execute(update(p).where(p.c.id == owner.player.id).values(password_hash=new))
-    await deps.sessions(request).revoke(owner.player.id, keep=owner.family)
+    await sessions.revoke(owner.player.id, keep=owner.family)
     return {"ok": True}

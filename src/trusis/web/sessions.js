@@ -68,8 +68,10 @@ export function passwordDialog() {
       announce(t("acct.password_changed"));
       banner([t("acct.password_changed")], "info");
     } catch (err) {
-      error.textContent = errorText(err);
-      (err.code === "wrong_password" ? current : fresh).focus();
+      error.textContent = err.code === "too_many_attempts"
+        ? t("err.too_many_attempts", { count: Math.max(1, Math.ceil(Number(err.params?.retry_after || 60) / 60)) })
+        : errorText(err);
+      (err.code === "wrong_password" || err.code === "too_many_attempts" ? current : fresh).focus();
     } finally {
       busy = false;
       submit.disabled = false;
