@@ -213,12 +213,12 @@ class Player:
 
     def __init__(self, server: ServerProcess, table_id: str, token: str,
                  last_seq: int | None = None, invite: str | None = None,
-                 lang: str = "en") -> None:
+                 lang: str = "en", headers: dict[str, str] | None = None) -> None:
         from websockets.sync.client import connect
 
         query = f"?invite={invite}" if invite else ""
         self.ws = connect(f"{server.ws_url}/ws/tables/{table_id}{query}",
-                          additional_headers={"Authorization": f"Bearer {token}"},
+                          additional_headers=headers or {"Authorization": f"Bearer {token}"},
                           open_timeout=10).__enter__()
         self.messages: list[dict[str, Any]] = []
         self.frames: list[str] = []

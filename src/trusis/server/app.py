@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, Query, Request, Response
+from fastapi import Depends, FastAPI, Query, Request, Response
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import lobby, logs, metrics, people, ws
+from trusis.server import deps, lobby, logs, metrics, people, sessions, ws
 from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
 from trusis.server.cluster.node import instance
@@ -91,8 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.lag.start()
         app.state.store = store
         app.state.hub = hub
-        app.state.identity = Identity(store, settings.secret, settings.secure_cookies)
+        app.state.identity = Identity(store, settings.secret, settings.secure_cookies,
+                                      settings.token_days)
         app.state.accounts = Accounts(store, app.state.identity)
+        app.state.sessions = sessions.Sessions(store, hub)
         app.state.balance = Balance(settings.balance_games)
         if settings.metrics_port is not None or settings.metrics_token:
             app.state.figures = metrics.start(hub, store, app.state.lag)
@@ -116,11 +118,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="Trusis", version="1", lifespan=lifespan,
+                  dependencies=[Depends(deps.seat_token_scope)],  # what a seat token may do
                   description="The Trusis game server: lobby over HTTP, play over one "
                               "WebSocket per client (docs/protocol.md).")
     app.state.settings = settings
     app.include_router(lobby.router)
     app.include_router(people.router)
+    app.include_router(sessions.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)

@@ -26,6 +26,10 @@ def serve_command(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every HTTP request (their URLs may hold invite codes).")
     ] = False,
+    token_days: Annotated[float, typer.Option(
+        "--token-days", min=0.00001, max=400, envvar="TRUSIS_TOKEN_DAYS",
+        help="How long a sign-in (cookie or token) lasts, in days (docs/deploy.md).")
+    ] = 30.0,
     redis: Annotated[str | None, typer.Option(
         "--redis", help="Run as one of several processes: redis://host:6379/0, shared by "
                         "all of them with one PostgreSQL --database (docs/deploy.md).")
@@ -56,7 +60,7 @@ def serve_command(
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
-                        lease_seconds=lease_seconds)
+                        lease_seconds=lease_seconds, token_days=token_days)
     if node:
         settings.node = node[:64]
     if redis and not settings.database_url.startswith("postgresql"):
@@ -89,7 +93,7 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from trusis.server import logs
+    from trusis.server import logs, logsafe
     from trusis.server.app import create_app
 
     config = uvicorn.Config(
@@ -101,6 +105,7 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
     if log_format == "text":  # uvicorn keeps its own lines; invite codes blanked in them
         for name in ("uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).addFilter(logs.ContextFilter())
+    logsafe.install()  # credentials in URLs blanked on every logger that writes paths
     server = uvicorn.Server(config)
     if settings.metrics_port is None:
         server.run()

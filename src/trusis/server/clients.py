@@ -58,6 +58,8 @@ class Client:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     writer: asyncio.Task[None] | None = None
     closed: bool = False
+    family: str = ""  # the sign-in whose token opened it: closed when that ends
+    goodbye: tuple[int, str] = (1013, "too slow: reconnect to catch up")
 
     def start(self) -> None:
         self.writer = asyncio.create_task(self._write(), name=f"client {self.player_id}")
@@ -67,9 +69,21 @@ class Client:
             return
         if len(self.queue) >= QUEUE_LIMIT:
             self.closed = True
-            self.queue.append(None)
+            self._enqueue(None)
         else:
-            self.queue.append(message)
+            self._enqueue(message)
+
+    def shut(self, code: int, reason: str) -> None:
+        """Close with `code` once what is queued before is sent (its session ended)."""
+        if self.closed:
+            return
+        self.goodbye = (code, reason)
+        self.closed = True
+        self._enqueue(None)
+
+    def _enqueue(self, message: bytes | Events | None) -> None:
+        """The one way into the queue: `queued_at` stays beside it, item for item."""
+        self.queue.append(message)
         self.queued_at.append(time.perf_counter())
         self.ready.set()
 
@@ -95,7 +109,7 @@ class Client:
             since = self.queued_at.popleft()
             if message is None:
                 with contextlib.suppress(Exception):
-                    await self.websocket.close(1013, "too slow: reconnect to catch up")
+                    await self.websocket.close(*self.goodbye)
                 return
             data = message.frame() if isinstance(message, Events) else message
             try:

@@ -67,6 +67,8 @@ class Settings:
     """Extra origins allowed to open a WebSocket (the server's own is always allowed)."""
     secure_cookies: bool = False
     """Mark cookies `Secure` (behind HTTPS)."""
+    token_days: float = 30.0
+    """How long a session cookie or a token signs in after it was handed out."""
     bot_pace: float = 1.0
     """Scales the bots' thinking time: 1 is a human pace, 0 makes them instant (tests)."""
     balance_games: int = 200

@@ -6,12 +6,17 @@ them here so that neither module reaches into the app's state by itself.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from starlette.requests import HTTPConnection
 
 from trusis.server.accounts import Accounts
 from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.store import Store
+
+if TYPE_CHECKING:
+    from trusis.server.sessions import Sessions
 
 
 def hub(connection: HTTPConnection) -> Hub:
@@ -34,7 +39,18 @@ def accounts(connection: HTTPConnection) -> Accounts:
     return found
 
 
+def sessions(connection: HTTPConnection) -> Sessions:
+    found: Sessions = connection.app.state.sessions
+    return found
+
+
 async def viewer(connection: HTTPConnection) -> str | None:
     """The signed-in player's id, or None for a visitor."""
     owner = await identity(connection).owner(connection)
     return owner.player.id if owner else None
+
+
+async def seat_token_scope(connection: HTTPConnection) -> None:
+    """Every HTTP route's first check (app.py): what a program's seat token may not do."""
+    if connection.scope["type"] == "http":
+        await identity(connection).check_scope(connection)

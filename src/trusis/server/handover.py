@@ -1,8 +1,10 @@
 """Seats changing hands during a game (R52–R53): to a bot, or to a new person.
 
-The seat leaves first if it has not (its record says so), then the `replace`
-action hands it over with all the seat knew; the room's seats, the store and
-every connected client follow (`Room.reseat`): the one who held it now watches.
+A bot takes a seat when its grace period ends (R52: the seat leaves first) or
+when the host hands it a departed seat; a person only ever takes a departed
+seat (D18). The `replace` action hands it over with all the seat knew; the
+room's seats, the store and every connected client follow (`Room.reseat`): the
+one who held it now watches. Every claim code of the seat dies with it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
     name = f"{room.seats[seat].name} (bot)" if seat in room.seats else seat_label(seat)
     outcome = await room.submit(Action(REPLACE, seat, by="bot"))
     if outcome.accepted:
+        room.drop_claims(seat)
         held = room.seats.get(seat)
         if held is not None and held.player_id is not None:
             room.former.add(held.player_id)
@@ -44,17 +47,18 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         room.wake.set()
 
 
-async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> None:
-    """R53: a new person takes a departed seat, with all it knew; the seat leaves
-    first if it was only disconnected."""
+async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> bool:
+    """R53: a new person takes a departed seat, with all it knew. Never a seat that has
+    not left (only disconnected: its player may come back; D18): False then."""
     table = room.table
     assert table is not None
-    room.away.pop(seat, None)
     if not table.state.left[seat]:
-        await room.submit(Action(LEAVE, seat))
+        return False
     outcome = await room.submit(Action(REPLACE, seat, by=name))
     if not outcome.accepted:
-        return
+        return False
+    room.drop_claims(seat)
+    room.away.pop(seat, None)
     if room.bots is not None:
         room.bots.unseat(seat)
     room.seats[seat] = Seat("person", name, player_id)
@@ -62,3 +66,4 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> No
     async with room.lock:  # a snapshot never shows an action still being stored
         room.reseat()
     room.broadcast_table()
+    return True

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from typing import Any
+from typing import Any, TypedDict
 
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
@@ -36,6 +36,19 @@ FINISHED_CACHED = 200
 """Finished tables read back from the store and kept for their end screens."""
 
 
+class Revoked(TypedDict):
+    """Tokens just revoked (sessions.py): one sign-in's (`family`), or all of a player's
+    but `keep`'s, or all of them. The connections they opened are closed, everywhere."""
+
+    player: str
+    family: str | None
+    keep: str | None
+
+
+SIGNED_OUT = 4401
+"""The close code of a connection whose session ended (docs/protocol.md)."""
+
+
 def unavailable() -> LobbyError:
     return LobbyError(503, "owner_unavailable", "the server running this table is not "
                       "answering right now; try again in a moment")
@@ -54,7 +67,27 @@ class Hub(Seating):
     def join_cluster(self, name: str, redis_url: str, lease_seconds: float) -> Node:
         self.cluster = Node(name, self.store, redis_url, lease_seconds, self.rooms,
                             self.adopt, self.serve)
+        self.cluster.on_revoked = self.close_revoked
         return self.cluster
+
+    async def revoked(self, revoked: Revoked) -> None:
+        """Tokens were revoked here: close their connections here and on every process."""
+        self.close_revoked(dict(revoked))
+        if self.cluster is not None:
+            await self.cluster.tell_revoked(dict(revoked))
+
+    def close_revoked(self, revoked: dict[str, Any]) -> None:
+        """Close this process's connections opened with revoked tokens (4401)."""
+        rooms = {id(r): r for r in (*self.rooms.values(), *self.finished.values())}
+        for room in rooms.values():
+            for client in list(room.clients):
+                if client.player_id != revoked["player"]:
+                    continue
+                if revoked["family"] is not None and client.family != revoked["family"]:
+                    continue
+                if revoked["keep"] is not None and client.family == revoked["keep"]:
+                    continue
+                client.shut(SIGNED_OUT, "signed out")
 
     def adopt(self, room: Room) -> None:
         """A room read back from the store, now held by this process."""

@@ -1,14 +1,20 @@
 """Who is asking: guests from a name, in a signed cookie; programs with a bearer token.
 
-A guest is a player row with no password (registered accounts, a later issue,
-add one). The cookie holds a session token signed with the server's secret;
-tokens are stored only as hashes (store.token_hash). A program sends
-`Authorization: Bearer <token>`; a seat token also says which seat it plays.
+A guest is a player row with no password (a registered account has one). The
+cookie holds a session token signed with the server's secret; tokens are stored
+only as hashes (store.token_hash), each in a *family*: the tokens one sign-in
+handed out, which a logout ends together. A program sends `Authorization:
+Bearer <token>` (or, on a WebSocket from a client that cannot set headers, the
+subprotocol `trusis.bearer.<token>`): never in a URL, which logs keep. A seat
+token also says which seat it plays, and plays it only (`seat_token_refusal`).
+
+Every request asks the database (about 2 ms here; docs/deploy.md): no cache, so
+a logout, a password change or a deleted account counts at once on every process.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import time
 
 from fastapi import Request, Response
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -16,11 +22,16 @@ from starlette.requests import HTTPConnection
 
 from trusis.rules.actions import clean_line
 from trusis.server.errors import LobbyError
-from trusis.server.store import Player, Store, TokenOwner
+from trusis.server.store import Player, Store, TokenOwner, new_id
 
 COOKIE = "trusis_session"
 NAME_LIMIT = 32
-CACHE = 10_000
+SUBPROTOCOL = "trusis"
+"""What the server answers a WebSocket that offers it (with a token: `BEARER_PROTOCOL`)."""
+BEARER_PROTOCOL = "trusis.bearer."
+TOKEN_DAYS = 30.0
+"""How long a session or a token signs in (`--token-days`; docs/deploy.md)."""
+_OWNER = "trusis.owner"  # the request's owner, looked up once per request
 
 
 def guest_name(raw: object) -> str:
@@ -36,47 +47,57 @@ def guest_name(raw: object) -> str:
     return name
 
 
-class Identity:
-    """Signs players in and finds them again, with a small cache of known tokens."""
+def seat_token_refusal() -> LobbyError:
+    return LobbyError(403, "seat_token", "a program's seat token plays its one seat and "
+                      "reads its table; it can do nothing else")
 
-    def __init__(self, store: Store, secret: str, secure: bool = False) -> None:
+
+def offered_protocols(connection: HTTPConnection) -> list[str]:
+    return [p.strip() for p in connection.headers.get("sec-websocket-protocol", "").split(",")
+            if p.strip()]
+
+
+class Identity:
+    """Signs players in and finds them again (tokens expire after `token_days`)."""
+
+    def __init__(self, store: Store, secret: str, secure: bool = False,
+                 token_days: float = TOKEN_DAYS) -> None:
         self.store = store
         self.signer = URLSafeSerializer(secret, salt="trusis-session")
         self.secure = secure
-        self.cache: OrderedDict[str, TokenOwner | None] = OrderedDict()
+        self.lifetime = token_days * 24 * 3600.0
+
+    def _set_cookie(self, response: Response, session: str) -> None:
+        response.set_cookie(COOKIE, self.signer.dumps(session), httponly=True, samesite="lax",
+                            secure=self.secure, max_age=int(self.lifetime), path="/")
 
     async def new_guest(self, name: str, response: Response) -> tuple[Player, str]:
         """A new guest, signed in by cookie (for the browser) and by a bearer token
-        (returned, for programs). A new session each time: nothing fixed earlier survives."""
+        (returned, for programs): one session, ended together by a logout."""
         player = await self.store.new_player(guest_name(name), "guest")
-        session = await self.store.new_token(player.id, "session")
-        bearer = await self.store.new_token(player.id, "bearer")
-        response.set_cookie(COOKIE, self.signer.dumps(session), httponly=True, samesite="lax",
-                            secure=self.secure, max_age=400 * 24 * 3600, path="/")
+        family = new_id(16)
+        session = await self.store.new_token(player.id, "session", family=family)
+        bearer = await self.store.new_token(player.id, "bearer", family=family)
+        self._set_cookie(response, session)
         return player, bearer
 
     async def renew(self, player: Player, connection: HTTPConnection,
                     response: Response) -> None:
-        """A new session for `player` (at login or registration); the request's old
-        session token is deleted, so a session fixed before login is worth nothing."""
-        old = self._cookie_token(connection)
+        """A new session for `player` (at login or registration). The session the request
+        came with ends, all its tokens (a guest's bearer token too): a session fixed
+        before login, or a token handed out before registering, is worth nothing after."""
+        old = await self.owner(connection)
         if old is not None:
-            await self.store.drop_token(old)
-            self.cache.pop(old, None)
-        session = await self.store.new_token(player.id, "session")
-        response.set_cookie(COOKIE, self.signer.dumps(session), httponly=True, samesite="lax",
-                            secure=self.secure, max_age=400 * 24 * 3600, path="/")
+            await self.store.drop_tokens(old.player.id, family=old.family)
+        self._set_cookie(response, await self.store.new_token(player.id, "session"))
 
-    def forget(self) -> None:
-        """Drop the cache of known tokens (after an account was deleted or renamed)."""
-        self.cache.clear()
-
-    async def sign_out(self, connection: HTTPConnection, response: Response) -> None:
-        token = self._cookie_token(connection)
-        if token is not None:
-            await self.store.drop_token(token)
-            self.cache.pop(token, None)
+    async def sign_out(self, connection: HTTPConnection, response: Response) -> TokenOwner | None:
+        """End the request's session (every token of its sign-in); who it was."""
+        owner = await self.owner(connection)
+        if owner is not None:
+            await self.store.drop_tokens(owner.player.id, family=owner.family)
         response.delete_cookie(COOKIE, path="/")
+        return owner
 
     def _cookie_token(self, connection: HTTPConnection) -> str | None:
         raw = connection.cookies.get(COOKIE)
@@ -92,21 +113,24 @@ class Identity:
         header = connection.headers.get("authorization", "")
         if header[:7].lower() == "bearer ":
             return header[7:].strip() or None
-        token = connection.query_params.get("token")
-        return token or None
+        if connection.scope["type"] != "websocket":
+            return None  # the subprotocol is a WebSocket's way only
+        for protocol in offered_protocols(connection):
+            if protocol.startswith(BEARER_PROTOCOL):
+                return protocol[len(BEARER_PROTOCOL):] or None
+        return None
 
     async def owner(self, connection: HTTPConnection) -> TokenOwner | None:
-        """The player behind the request's bearer token or session cookie, if any."""
+        """The player behind the request's bearer token or session cookie, if any (asked
+        of the database once per request)."""
+        if _OWNER in connection.scope:
+            found: TokenOwner | None = connection.scope[_OWNER]
+            return found
         token = self._bearer(connection) or self._cookie_token(connection)
-        if token is None or len(token) > 200:
-            return None
-        if token in self.cache:
-            self.cache.move_to_end(token)
-            return self.cache[token]
-        owner = await self.store.token_owner(token)
-        self.cache[token] = owner
-        while len(self.cache) > CACHE:
-            self.cache.popitem(last=False)
+        owner = None
+        if token is not None and len(token) <= 200:
+            owner = await self.store.token_owner(token, time.time() - self.lifetime)
+        connection.scope[_OWNER] = owner
         return owner
 
     async def player(self, request: Request) -> Player:
@@ -115,3 +139,15 @@ class Identity:
         if owner is None:
             raise LobbyError(401, "not_signed_in", "choose a name first (POST /api/guest)")
         return owner.player
+
+    async def check_scope(self, request: HTTPConnection) -> None:
+        """A program's seat token plays its seat (the WebSocket, ws.py) and reads its own
+        table (`GET /api/tables/{its id}`); every other request it makes is refused, so a
+        token handed to a program never becomes a host, a player elsewhere or an account."""
+        owner = await self.owner(request)  # no credential: no lookup
+        if owner is None or owner.table_id is None:
+            return
+        if (request.scope.get("method") == "GET"
+                and request.url.path == f"/api/tables/{owner.table_id}"):
+            return
+        raise seat_token_refusal()

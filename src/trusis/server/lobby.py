@@ -65,12 +65,6 @@ async def guest(body: GuestIn, request: Request, response: Response) -> dict[str
             "token": token}
 
 
-@router.post("/logout")
-async def logout(request: Request, response: Response) -> dict[str, Any]:
-    await deps.identity(request).sign_out(request, response)
-    return {"ok": True}
-
-
 @router.get("/me")
 async def me(request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
@@ -168,16 +162,18 @@ async def program_seat(table_id: str, seat: int, body: ProgramIn,
 
 @router.post("/tables/{table_id}/seats/{seat}/replace")
 async def replace(table_id: str, seat: int, body: ReplaceIn, request: Request) -> dict[str, Any]:
-    """R53: the host hands a departed (or disconnected) seat to a bot (`by: bot`), or to a
-    new person (`by: person`): the answer's `claim` link seats whoever opens it."""
+    """R53: the host hands a departed seat (left, or its grace period over: R52, D18) to a
+    bot (`by: bot`), or to a new person (`by: person`): the answer's `claim` link seats
+    whoever opens it, once. The code rides in the link's fragment, which no browser
+    sends, so no access log ever holds it."""
     player = await deps.identity(request).player(request)
     room = await deps.hub(request).room(table_id, player.id)
     code = await deps.hub(request).replace(room, player, seat, body.by, body.kind)
     data: dict[str, Any] = {"table": room.info(player.id)}
     if code is not None:
         data["claim"] = code
-        data["link"] = f"/t/{room.id}?claim={code}" + (
-            f"&invite={room.invite}" if room.options.private else "")
+        data["link"] = f"/t/{room.id}" + (
+            f"?invite={room.invite}" if room.options.private else "") + f"#claim={code}"
     return data
 
 

@@ -25,6 +25,8 @@ from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trusis.server import logsafe
+
 LogFormat = Literal["text", "json"]
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -33,7 +35,6 @@ seat: ContextVar[int | None] = ContextVar("seat", default=None)
 
 TABLE_IN_PATH = re.compile(r"^/(?:api/tables|ws/tables|t)/([A-Za-z0-9_-]{1,64})(?:/|$)")
 GIVEN_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-SECRET_IN_URL = re.compile(r"((?:invite|token)=)[^&\s\"']+", re.IGNORECASE)
 
 TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
 JSON_FIELDS = ("asctime", "levelname", "name", "message", "request_id", "table", "seat")
@@ -87,17 +88,8 @@ class ContextFilter(logging.Filter):
             record.table = table_id.get()
         if not hasattr(record, "seat"):
             record.seat = seat.get()
-        if isinstance(record.msg, str):
-            record.msg = blank_secrets(record.msg)
-        if isinstance(record.args, tuple):  # uvicorn's access formatter reads them
-            record.args = tuple(blank_secrets(a) if isinstance(a, str) else a
-                                for a in record.args)
+        logsafe.redact_record(record)  # invite codes and credentials in URLs
         return True
-
-
-def blank_secrets(text: str) -> str:
-    """`?invite=abc&x=1` -> `?invite=…&x=1`: an invite code lets anyone in a private table."""
-    return SECRET_IN_URL.sub("\\1…", text) if "=" in text else text
 
 
 def handler(log_format: LogFormat) -> logging.Handler:

@@ -146,7 +146,7 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
     identity = deps.identity(request)
     player = await identity.player(request)
     await forget_player(deps.store(request).engine, player.id)
-    identity.forget()
+    await deps.sessions(request).revoke(player.id)  # its connections close, everywhere
     hub = deps.hub(request)
     for room in list(hub.rooms.values()) + list(hub.finished.values()):
         for seat in room.seats.values():

@@ -305,6 +305,7 @@ class Room:
         self.bots = None
         self.away.clear()
         self.remote.clear()
+        self.claims.clear()  # the seats may change hands elsewhere now: no code survives (D18)
         await refill(self)  # seats, status and game as stored
         self.wake.set()  # the room's clock stops: the owner's runs
         if self.on_lost is not None:
@@ -317,6 +318,11 @@ class Room:
         if self.bots is not None:
             self.bots.table = self.table
             self.bots.driver.game = self.table
+
+    def drop_claims(self, seat: int) -> None:
+        """The seat changed hands: every claim code for it dies (R53, D18)."""
+        for code in [c for c, s in self.claims.items() if s == seat]:
+            del self.claims[code]
 
     def answer(self, player_id: str, client_id: str) -> dict[str, Any] | None:
         return self.answers.get((player_id, client_id))

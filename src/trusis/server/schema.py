@@ -60,6 +60,7 @@ tokens = Table(
     Column("table_id", String(16), nullable=True),
     Column("seat", Integer, nullable=True),
     Column("created_at", Float, nullable=False),
+    Column("family", String(32), nullable=True, index=True),  # one sign-in's tokens (0004)
 )
 
 tables = Table(

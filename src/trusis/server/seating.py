@@ -164,17 +164,20 @@ class Seating:
         room.start_running()
 
     def _departed(self, room: Room, seat: int) -> None:
+        """R53: only a seat that has *left* changes hands — left on purpose, or its grace
+        period over (R52). A seat that is only disconnected has not: its player may come
+        back, and a hand-over would show its role to whoever takes it (D18)."""
         if room.table is None or not room.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
         if not 1 <= seat <= room.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-        if not room.table.state.left[seat] and seat not in room.away:
+        if not room.table.state.left[seat]:
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
 
     async def _replace(self, room: Room, player: Player, seat: int, by: str,
                       kind: str) -> str | None:
-        """R53: the host hands a departed (or disconnected) seat to a bot, or to a new
-        person: then the answer is a claim code, for the link the host passes on."""
+        """R53: the host hands a departed seat to a bot, or to a new person: then the
+        answer is a claim code, for the link the host passes on."""
         self._host(room, player)
         self._departed(room, seat)
         if by == "person":
@@ -188,13 +191,16 @@ class Seating:
         return None
 
     async def _claim(self, room: Room, player: Player, code: str) -> int:
-        """A new person takes the departed seat the host's claim link names (R53)."""
+        """A new person takes the departed seat the host's claim link names (R53). The
+        code is spent before the first `await`, so two claims of one code cannot both
+        pass; every other code of the seat dies when it changes hands (handover.py)."""
         seat = room.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
         if room.seat_of(player.id) is not None:
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
-        await hand_to_person(room, seat, player.id, player.name)
-        room.claims.pop(code, None)
+        del room.claims[code]
+        if not await hand_to_person(room, seat, player.id, player.name):
+            raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         return seat

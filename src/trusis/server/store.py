@@ -52,12 +52,15 @@ class Player:
 
 @dataclass
 class TokenOwner:
-    """Who a token signs in, and for a program's seat token, which seat it plays."""
+    """Who a token signs in, and for a program's seat token, which seat it plays.
+    `family` names the sign-in it belongs to (a guest's cookie and bearer token are one):
+    what a logout ends."""
 
     player: Player
     kind: str
     table_id: str | None
     seat: int | None
+    family: str = ""
 
 
 class Store:
@@ -117,30 +120,44 @@ class Store:
         return player
 
     async def new_token(self, player_id: str, kind: str, table_id: str | None = None,
-                        seat: int | None = None) -> str:
+                        seat: int | None = None, family: str | None = None) -> str:
         token = secrets.token_urlsafe(32)
         async with self.engine.begin() as conn:
             await conn.execute(insert(schema.tokens).values(
                 hash=token_hash(token), player_id=player_id, kind=kind, table_id=table_id,
-                seat=seat, created_at=time.time()))
+                seat=seat, created_at=time.time(), family=family or new_id(16)))
         return token
 
-    async def drop_token(self, token: str) -> None:
+    async def drop_tokens(self, player_id: str, family: str | None = None,
+                          keep: str | None = None) -> None:
+        """Revoke a player's tokens: one sign-in's (`family`), or all but `keep`'s, or all.
+        A family is a hash's own for tokens stored before families existed."""
+        t = schema.tokens
+        of = func.coalesce(t.c.family, t.c.hash)
+        query = delete(t).where(t.c.player_id == player_id)
+        if family is not None:
+            query = query.where(of == family)
+        if keep is not None:
+            query = query.where(of != keep)
         async with self.engine.begin() as conn:
-            await conn.execute(delete(schema.tokens).where(
-                schema.tokens.c.hash == token_hash(token)))
+            await conn.execute(query)
 
-    async def token_owner(self, token: str) -> TokenOwner | None:
+    async def token_owner(self, token: str, not_before: float = 0.0) -> TokenOwner | None:
+        """The token's owner, if the token exists, was made after `not_before` (older ones
+        have expired) and its player is not deleted: the database is asked every time,
+        so a revocation on any process counts at once on every other."""
         t, p = schema.tokens, schema.players
         async with self.engine.connect() as conn:
             row = (await conn.execute(
-                select(p.c.id, p.c.name, p.c.kind, t.c.kind, t.c.table_id, t.c.seat)
+                select(p.c.id, p.c.name, p.c.kind, t.c.kind, t.c.table_id, t.c.seat,
+                       func.coalesce(t.c.family, t.c.hash))
                 .join(p, p.c.id == t.c.player_id)
-                .where(t.c.hash == token_hash(token), p.c.deleted.is_(False))
+                .where(t.c.hash == token_hash(token), p.c.deleted.is_(False),
+                       t.c.created_at > not_before)
             )).first()
         if row is None:
             return None
-        return TokenOwner(Player(row[0], row[1], row[2]), row[3], row[4], row[5])
+        return TokenOwner(Player(row[0], row[1], row[2]), row[3], row[4], row[5], row[6])
 
     # -- tables and seats ---------------------------------------------------
 

@@ -20,7 +20,7 @@ from trusis.server import logs
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub
-from trusis.server.identity import Identity
+from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
 from trusis.server.room import Room
 
@@ -50,11 +50,17 @@ def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
     return room.seat_of(player_id)
 
 
+def subprotocol(websocket: WebSocket) -> str | None:
+    """`trusis` when the client offers it (a client that carries its token as the
+    subprotocol `trusis.bearer.<token>` offers both: the token is never echoed back)."""
+    return SUBPROTOCOL if SUBPROTOCOL in offered_protocols(websocket) else None
+
+
 async def _turn_away(websocket: WebSocket, code: int, reason: str) -> None:
     """Close with one of the documented codes. A close before `accept` would reach the
     client as a bare HTTP 403 rejection of the upgrade, which names no reason; so the
     upgrade is accepted and closed at once, before anything else is read or sent."""
-    await websocket.accept()
+    await websocket.accept(subprotocol(websocket))
     await websocket.close(code, reason)
 
 
@@ -78,7 +84,7 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     except LobbyError:
         await _turn_away(websocket, 4404, "no such table")
         return
-    await websocket.accept()
+    await websocket.accept(subprotocol(websocket))
     try:
         raw = await asyncio.wait_for(websocket.receive_text(), HELLO_SECONDS)
         hello = parse(raw)
@@ -93,7 +99,8 @@ async def play(websocket: WebSocket, table_id: str) -> None:
         await websocket.close(4400, f"the first message must be a hello of protocol {PROTOCOL}")
         return
     client = Client(websocket, owner.player.id, owner.player.name,
-                    seat_for(room, owner.player.id, owner.seat), hello.lang)
+                    seat_for(room, owner.player.id, owner.seat), hello.lang,
+                    family=owner.family)
     client.start()
     logs.seat.set(client.seat)  # every line logged for this connection names its seat
     client.send(dumps({"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,

@@ -1,13 +1,15 @@
 // Accounts in the header: "Sign in / Register" for whoever is signed out, "Keep your games:
 // register" for a guest (the guest keeps their player, so their games stay theirs), and for an
 // account its name with a menu (ARIA menu button: arrows, Home/End, Escape): profile,
-// leaderboard, a download of one's own data, deleting the account, signing out.
+// leaderboard, a download of one's own data, changing the password, deleting the account,
+// signing out, and signing out everywhere (sessions.js).
 
 import { append, h } from "./dom.js";
 import { del, post } from "./api.js";
 import { t } from "./i18n.js";
 import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
+import { passwordDialog, signOutEverywhere } from "./sessions.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
 export function routeLinks(app) {
@@ -56,8 +58,10 @@ function accountMenu(app, me) {
     entry("route", { href: `/p/${encodeURIComponent(me.id)}` }, t("acct.profile")),
     entry("route", { href: "/leaderboard" }, t("acct.leaderboard")),
     entry("a", { href: "/api/me/data", attrs: { download: "my-trusis-data.json" } }, "⬇ ", t("acct.download")),
+    entry("button", { type: "button", on: { click: () => passwordDialog() } }, t("acct.password_change")),
     entry("button", { type: "button", on: { click: () => deleteAccount(app) } }, t("acct.delete")),
     entry("button", { type: "button", on: { click: () => signOut(app) } }, t("acct.sign_out")),
+    entry("button", { type: "button", on: { click: () => signOutEverywhere(app) } }, t("acct.sign_out_everywhere")),
   ];
   const menu = h("ul", {
     class: "menu", id: "account-menu", hidden: true,

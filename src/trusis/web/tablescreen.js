@@ -205,12 +205,13 @@ export class TableScreen {
     this.render();
   }
 
-  /** Under the seats: leaving the game, and for the host, handing away seats to bots (R53). */
+  /** Under the seats: leaving the game, and for the host, handing departed seats to bots
+   * (R53): only a seat that has left — a disconnected one waits out its grace (R52, D18). */
   drawFoot(view) {
     const canLeave = (view.legal || []).some((a) => a.do === "leave");
     const host = this.store.table?.you_host && view.status === "running";
     const away = host ? (view.players || []).filter((p) => p.alive !== undefined && !this.store.isBot(p.seat)
-      && (p.left || !this.store.connected(p.seat))) : [];
+      && p.left) : [];
     const key = JSON.stringify([lang(), canLeave, away.map((p) => [p.seat, p.name]), view.status, !!this.app.me]);
     if (key === this.footKey) return;
     this.footKey = key;

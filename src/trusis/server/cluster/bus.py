@@ -6,7 +6,9 @@ Three kinds of channel (names in `channel`):
   it stored, and the table's lobby facts;
 - `o:<table>` — to a game's owner, whichever process that is: forwarded
   commands and lobby requests, and which seats each follower has connected;
-- `r:<node>` — answers to one process's forwarded requests.
+- `r:<node>` — answers to one process's forwarded requests;
+- `s:revoked` — sessions ended on one process (sessions.py), whose open
+  connections every process closes.
 
 Pub/sub delivers to whoever listens at that moment and keeps nothing, so
 nothing relies on it alone: a follower checks the database by stream number

@@ -38,6 +38,8 @@ from trusis.server.store import Store
 
 log = logging.getLogger("trusis.server")
 
+SESSIONS = channel("s", "revoked")
+"""Every process listens here for revoked sessions, whose connections it closes."""
 FOLLOW_IDLE_SECONDS = 60.0
 """A followed game nobody here looks at is dropped after this long."""
 TAKE_AT_ONCE = 50
@@ -78,6 +80,8 @@ class Node:
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self.taken = 0
+        self.on_revoked: Callable[[dict[str, Any]], None] | None = None
+        """The hub closes the connections of tokens another process revoked."""
 
     # -- life ------------------------------------------------------------------
 
@@ -89,6 +93,7 @@ class Node:
 
     async def start(self) -> None:
         await self.leases.adopt_orphans()
+        await self.bus.subscribe(SESSIONS)  # before the reader starts: listened from the first
         await self.bus.start()
         self._tasks = [asyncio.create_task(self._keep(), name="leases"),
                        asyncio.create_task(self._send(), name="redis publisher")]
@@ -248,8 +253,17 @@ class Node:
         else:
             self.idle_since.setdefault(room.id, time.monotonic())
 
+    async def tell_revoked(self, revoked: dict[str, Any]) -> None:
+        """Tokens revoked here (sessions.py): every other process closes their connections.
+        Their requests already fail, since every process asks the database."""
+        await self.bus.publish(SESSIONS, {**revoked, "from": self.name})
+
     def _message(self, name: str, data: dict[str, Any]) -> None:
         kind, _, key = name.removeprefix("trusis:").partition(":")
+        if name == SESSIONS:
+            if data.get("from") != self.name and self.on_revoked is not None:
+                self.on_revoked(data)
+            return
         if kind == "r":
             self.forward.heard(data)
             return
