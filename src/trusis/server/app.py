@@ -25,6 +25,7 @@ from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
 from trusis.server.config import Settings, secret_key
 from trusis.server.errors import LobbyError
+from trusis.server.guard import Guard, csp
 from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
@@ -35,10 +36,6 @@ from trusis.server.store import Store
 from trusis.stats.display import _words
 
 log = logging.getLogger("trusis.server")
-
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-
 
 def web_folder() -> str:
     return str(resources.files("trusis").joinpath("web"))
@@ -111,7 +108,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Trusis", version="1", lifespan=lifespan,
                   description="The Trusis game server: lobby over HTTP, play over one "
-                              "WebSocket per client (docs/protocol.md).")
+                              "WebSocket per client (docs/protocol.md).",
+                  # A body is JSON only when it says so: a page of another site can send
+                  # text/plain without asking, never application/json (guard.py).
+                  strict_content_type=True)
     app.state.settings = settings
     app.include_router(lobby.router)
     app.include_router(people.router)
@@ -124,13 +124,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def headers(request: Request,
                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("Content-Security-Policy", csp(request))
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")
         if request.url.path.startswith("/api/"):
             response.headers.setdefault("Cache-Control", "no-store")
         return response
+
+    # Outermost: a cross-site request is refused before anything reads it.
+    app.add_middleware(Guard, origins=settings.origins, secure_cookies=settings.secure_cookies)
 
     @app.get("/api/protocol.schema.json")
     async def protocol_schema() -> dict[str, Any]:

@@ -26,6 +26,16 @@ def serve_command(
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every HTTP request (their URLs may hold invite codes).")
     ] = False,
+    secure_cookies: Annotated[bool, typer.Option(
+        "--secure-cookies", envvar="TRUSIS_SECURE_COOKIES",
+        help="Mark cookies Secure (behind HTTPS). On by itself for a request a trusted "
+             "proxy says came over https.")] = False,
+    forwarded_allow_ips: Annotated[str | None, typer.Option(
+        "--forwarded-allow-ips", envvar="FORWARDED_ALLOW_IPS",
+        help="The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: "
+             "addresses or networks, comma-separated (default 127.0.0.1). The per-address "
+             "limits count the client they name (docs/deploy.md, \"Behind a proxy\").")
+    ] = None,
     redis: Annotated[str | None, typer.Option(
         "--redis", help="Run as one of several processes: redis://host:6379/0, shared by "
                         "all of them with one PostgreSQL --database (docs/deploy.md).")
@@ -46,7 +56,7 @@ def serve_command(
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
-                        lease_seconds=lease_seconds)
+                        lease_seconds=lease_seconds, secure_cookies=secure_cookies)
     if node:
         settings.node = node[:64]
     if redis and not settings.database_url.startswith("postgresql"):
@@ -60,4 +70,5 @@ def serve_command(
     settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
                               f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                ws="websockets-sansio", ws_max_size=settings.max_frame, access_log=access_log)
+                ws="websockets-sansio", ws_max_size=settings.max_frame, access_log=access_log,
+                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
