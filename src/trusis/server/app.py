@@ -23,7 +23,7 @@ from trusis.rules.roles import ROLES
 from trusis.server import lobby, people, ws
 from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
-from trusis.server.config import Settings, secret_key
+from trusis.server.config import Settings, private_sqlite, secret_key
 from trusis.server.errors import LobbyError
 from trusis.server.guard import Guard, csp
 from trusis.server.hub import Hub
@@ -77,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # With several processes, a transaction left open past a lease would keep its
         # game from being taken over; alone, a generous bound for a very busy process.
+        private_sqlite(settings.database_url)
         store = Store(settings.database_url,
                       max(2.0, settings.lease_seconds) if settings.redis_url else 60.0)
         await store.migrate()
