@@ -20,7 +20,6 @@ import httpx
 import pytest
 
 from serverproc import ServerProcess, postgres_available, running_server
-from trusis.server.passwords import HASHER
 from trusis.server.throttle import ADDRESS_LOGINS, PAIR_FIRST_DELAY, PAIR_FREE, REGISTRATIONS
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
@@ -151,17 +150,16 @@ def _lag(server: ServerProcess) -> float:
 
 def test_a_burst_of_logins_does_not_stall_the_event_loop(server: ServerProcess) -> None:
     """Hashing runs off the loop: during 20 simultaneous logins the loop's worst delay
-    (every table's WebSockets wait that long) stays well under one hash's time; with the
-    hashes on the loop it was at least one hash (~270 ms here)."""
+    (every table's WebSockets wait that long) stays far below what it was with the hashes
+    on the loop: 1130 to 2400 ms for such a burst on this 2-core machine, against 40 to
+    180 ms after (docs/deploy.md, "Logins and passwords"). The bound is generous: the
+    machine is shared and noisy."""
     name = register(server)
-    started = time.perf_counter()
-    HASHER.hash(PASSWORD)
-    one_hash = 1000 * (time.perf_counter() - started)
     deadline = time.monotonic() + 20
     while _lag(server) > 60 and time.monotonic() < deadline:  # a quiet loop first
         time.sleep(0.5)
     replies = asyncio.run(_logins(server, [(address(), name, PASSWORD) for _ in range(20)]))
     assert [r.status_code for r in replies] == [200] * 20
-    lag = _lag(server)  # the worst of the last ~10 s: the whole burst
-    print(f"one hash {one_hash:.0f} ms; loop lag during 20 logins {lag:.0f} ms")
-    assert lag < max(120.0, one_hash / 2)
+    lag = _lag(server)  # the worst of the last ~10 s: the burst's end at least
+    print(f"loop lag during 20 logins {lag:.0f} ms")
+    assert lag < 500
