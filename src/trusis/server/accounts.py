@@ -45,7 +45,7 @@ class Accounts:
                        response: Response) -> Player:
         """A new account, or the signed-in guest turned into one (keeping their games)."""
         name = guest_name(name)
-        check_password(password, name)
+        await check_password(password, name)
         await self.throttle.window(f"register:{client_address(connection)}", REGISTRATIONS,
                                    REGISTER_WINDOW)
         digest = await hash_password(password)

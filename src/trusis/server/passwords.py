@@ -35,13 +35,20 @@ WORKERS = max(1, (os.cpu_count() or 2) // 2)
 _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="argon2")
 
 
-def check_password(password: str, name: str) -> None:
-    """A 422 for a password of the wrong length, or one too easy to guess."""
+def _score(password: str, name: str) -> int:
+    score: int = zxcvbn(password[:RATED], user_inputs=[name, "trusis"])["score"]
+    return score
+
+
+async def check_password(password: str, name: str) -> None:
+    """A 422 for a password of the wrong length, or one too easy to guess. The estimate
+    takes up to a tenth of a second for a long random password: in the pool too."""
     low, high = PASSWORD_LIMITS
     if not low <= len(password) <= high:
         raise LobbyError(422, "bad_password",
                          f"a password has {low} to {high} characters", min=low, max=high)
-    if zxcvbn(password[:RATED], user_inputs=[name, "trusis"])["score"] < MIN_SCORE:
+    score = await asyncio.get_running_loop().run_in_executor(_pool, _score, password, name)
+    if score < MIN_SCORE:
         raise LobbyError(422, "weak_password",
                          "this password is too easy to guess (a common password, a word "
                          "or your name): choose a longer one, a few unusual words")
