@@ -91,6 +91,8 @@ def test_the_page_connects_to_its_own_origin_only(server: ServerProcess) -> None
     behind_https = httpx.get(server.url + "/", headers={"X-Forwarded-Proto": "https"},
                              timeout=10)
     assert f"wss://127.0.0.1:{server.port}" in behind_https.headers["content-security-policy"]
+    odd = httpx.get(server.url + "/", headers={"Host": "x; connect-src *"}, timeout=10)
+    assert "connect-src 'self';" in odd.headers["content-security-policy"]  # nothing of it
 
 
 def _cookie(server: ServerProcess, headers: dict[str, str] | None = None) -> str:

@@ -18,12 +18,14 @@ The same request tells whether cookies must be `Secure`: always with
 from __future__ import annotations
 
 import json
+import re
 
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trusis.server.errors import LobbyError
 
+HOST = re.compile(r"[A-Za-z0-9.-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 SECURE_SCHEMES = frozenset({"https", "wss"})
 
@@ -46,9 +48,11 @@ def same_origin(connection: HTTPConnection, extra: tuple[str, ...]) -> bool:
 def csp(connection: HTTPConnection) -> str:
     """The page's Content-Security-Policy: it connects to its own origin only, the
     WebSocket included (`ws:`/`wss:` of the same host, not of any host)."""
-    socket = own_origin(connection).replace("http", "ws", 1)
+    connect = "'self'"
+    if HOST.fullmatch(connection.headers.get("host", "")):  # else a Host no browser sends
+        connect += " " + own_origin(connection).replace("http", "ws", 1)
     return ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-            f"connect-src 'self' {socket}; frame-ancestors 'none'; base-uri 'none'; "
+            f"connect-src {connect}; frame-ancestors 'none'; base-uri 'none'; "
             "form-action 'self'")
 
 
