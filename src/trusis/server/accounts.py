@@ -73,17 +73,18 @@ class Accounts:
         one address wait longer and longer after five failures (throttle.py)."""
         await self.throttle.window(f"address:{address}", ADDRESS_LOGINS, ADDRESS_WINDOW)
         pair = f"pair:{login_key(name)[:64]}|{address}"
-        await self.throttle.pair(pair)
-        p = schema.players
-        async with self.store.engine.connect() as conn:
-            row = (await conn.execute(
-                select(p.c.id, p.c.name, p.c.password_hash)
-                .where(p.c.login == login_key(name), p.c.deleted.is_(False)))).first()
-        if row is None or not await verify_password(row[2], password):
-            if row is None:
-                await verify_password(None, password)  # as long as a wrong password
-            raise LobbyError(401, "wrong_login", "wrong name or password")
-        await self.throttle.clear(pair)
+        async with self.throttle.one_at_a_time(pair):
+            await self.throttle.pair(pair)
+            p = schema.players
+            async with self.store.engine.connect() as conn:
+                row = (await conn.execute(
+                    select(p.c.id, p.c.name, p.c.password_hash)
+                    .where(p.c.login == login_key(name), p.c.deleted.is_(False)))).first()
+            if row is None or not await verify_password(row[2], password):
+                if row is None:
+                    await verify_password(None, password)  # as long as a wrong password
+                raise LobbyError(401, "wrong_login", "wrong name or password")
+            await self.throttle.clear(pair)
         player = Player(row[0], row[1], "account")
         await self.identity.renew(player, connection, response)
         return player

@@ -21,7 +21,11 @@ time of the last try, for the others the start of the window.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
+import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlalchemy import case, delete
@@ -79,6 +83,20 @@ class Throttle:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
+        """Tries under one `pair:` key, in this process, one after the other: a success
+        clears the count before the next try is counted, so a burst of right passwords
+        all pass, while a burst of wrong ones still stops after five (and across
+        processes the counting statement alone still holds them)."""
+        lock = self._turns.get(key)
+        if lock is None:
+            lock = self._turns[key] = asyncio.Lock()
+        async with lock:
+            yield
 
     async def window(self, key: str, limit: int, seconds: float) -> None:
         """Count one try under `key`; a 429 if it is past `limit` in the window."""
