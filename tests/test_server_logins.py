@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from serverproc import ServerProcess, postgres_available, running_server
+from trusis.server.passwords import QUEUE
 from trusis.server.throttle import ADDRESS_LOGINS, PAIR_FIRST_DELAY, PAIR_FREE, REGISTRATIONS
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
@@ -167,3 +168,18 @@ def test_a_burst_of_logins_does_not_stall_the_event_loop(server: ServerProcess) 
     lag = _lag(server)  # the worst of the last ~10 s: the burst's end at least
     print(f"loop lag during 20 logins {lag:.0f} ms")
     assert lag < 500
+
+
+def test_a_flood_from_many_addresses_is_refused_past_the_hashing_queue(
+        server: ServerProcess) -> None:
+    """Each address within its budget, many addresses at once: past QUEUE jobs waiting for
+    the hashing pool, a login is refused at once (503 `busy`, nothing done), not queued
+    for minutes; never a 500."""
+    if server.database.startswith("postgresql"):
+        pytest.skip("the queue is the process's own, the same on either database")
+    tries = [(address(), f"nobody{i}", "a wrong password") for i in range(QUEUE + 40)]
+    replies = asyncio.run(_logins(server, tries))
+    codes = Counter(r.status_code for r in replies)
+    assert set(codes) <= {401, 503} and codes[503] > 0, codes
+    busy = [r.json() for r in replies if r.status_code == 503]
+    assert {b["code"] for b in busy} == {"busy"} and busy[0]["params"]["retry_after"] > 0

@@ -4,7 +4,10 @@ argon2id costs about a quarter of a second of CPU a hash, on purpose. Run on the
 event loop, every table of the process would wait that long at each login; so
 hashes run in a small pool of threads (argon2 releases the GIL while it works),
 at most half the machine's cores, and a burst of logins waits in its queue
-instead of taking every core from the games.
+instead of taking every core from the games. The queue is bounded too: past
+QUEUE waiting jobs (a flood from many addresses at once, each within its own
+budget) a login or registration is refused at once, 503 `busy`, rather than
+waiting for minutes.
 
 A password is refused when zxcvbn (Dropbox's estimator, with its lists of the most
 common passwords, words and names) rates it among the first million guesses, the
@@ -15,13 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from zxcvbn import zxcvbn
 
 from trusis.server.errors import LobbyError
+
+T = TypeVar("T")
 
 HASHER = PasswordHasher()  # argon2id with the library's current recommended parameters
 PASSWORD_LIMITS = (8, 200)
@@ -32,7 +39,30 @@ RATED = 64
 password is long enough not to be on any list."""
 WORKERS = max(1, (os.cpu_count() or 2) // 2)
 
-_pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="argon2")
+QUEUE = 64
+"""Jobs waiting for the pool at most: about 15 s of hashing on one worker."""
+
+
+class Pool:
+    """The hashing threads, and how many jobs wait for them."""
+
+    def __init__(self, workers: int, queue: int) -> None:
+        self.threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="argon2")
+        self.queue = queue
+        self.waiting = 0
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        if self.waiting >= self.queue:
+            raise LobbyError(503, "busy", "the server is busy: try again in a moment",
+                             retry_after=5)
+        self.waiting += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.threads, job, *args)
+        finally:
+            self.waiting -= 1
+
+
+_pool = Pool(WORKERS, QUEUE)
 
 
 def _score(password: str, name: str) -> int:
@@ -47,7 +77,7 @@ async def check_password(password: str, name: str) -> None:
     if not low <= len(password) <= high:
         raise LobbyError(422, "bad_password",
                          f"a password has {low} to {high} characters", min=low, max=high)
-    score = await asyncio.get_running_loop().run_in_executor(_pool, _score, password, name)
+    score = await _pool.run(_score, password, name)
     if score < MIN_SCORE:
         raise LobbyError(422, "weak_password",
                          "this password is too easy to guess (a common password, a word "
@@ -55,9 +85,7 @@ async def check_password(password: str, name: str) -> None:
 
 
 async def hash_password(password: str) -> str:
-    digest: str = await asyncio.get_running_loop().run_in_executor(
-        _pool, HASHER.hash, password)
-    return digest
+    return await _pool.run(HASHER.hash, password)
 
 
 def _verify(stored: str | None, password: str) -> bool:
@@ -72,4 +100,4 @@ def _verify(stored: str | None, password: str) -> bool:
 
 async def verify_password(stored: str | None, password: str) -> bool:
     """Whether `password` matches `stored` (None: no such account, checked as long)."""
-    return await asyncio.get_running_loop().run_in_executor(_pool, _verify, stored, password)
+    return await _pool.run(_verify, stored, password)
