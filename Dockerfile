@@ -9,9 +9,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-COPY pyproject.toml README.md LICENSE ./
+COPY pyproject.toml README.md LICENSE requirements.lock ./
 COPY src ./src
-RUN pip install . && useradd --create-home --uid 10001 trusis
+# The versions the tests ran with (requirements.lock, made by tools/lock.py), not whatever
+# is newest on the day of the build.
+RUN pip install -c requirements.lock . && useradd --create-home --uid 10001 trusis
 
 USER trusis
 EXPOSE 8000

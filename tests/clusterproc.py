@@ -7,6 +7,7 @@ sharing both, with a short lease so that takeovers take about a second.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -27,22 +28,27 @@ LONG_LEASE = 8.0
 class RedisServer:
     """A Redis of the test's own, on a spare port, that keeps nothing on disk."""
 
-    def __init__(self) -> None:
+    def __init__(self, password: str | None = None) -> None:
         self.port = free_port()
+        self.password = password  # `--requirepass`, as docs/deploy.md asks in public
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        secret = ["--requirepass", self.password] if self.password else []
         self.proc = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--appendonly", "no", *secret], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        env = dict(os.environ, REDISCLI_AUTH=self.password or "")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True,
-                              check=False).stdout.strip() == b"PONG":
+                              check=False, env=env).stdout.strip() == b"PONG":
                 return
             time.sleep(0.05)
         raise RuntimeError("redis-server did not start")

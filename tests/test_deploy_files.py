@@ -18,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,9 @@ def test_the_servers_listen_everywhere_on_the_shared_stores() -> None:
         assert values["--host"] == "0.0.0.0", name
         assert values.get("--port", str(PORT)) == str(PORT), name
         assert re.fullmatch(r"postgresql://[^@]+@postgres:5432/\w+", values["--database"]), name
-        assert re.fullmatch(r"redis://redis:6379/\d+", values["--redis"]), name
+        # Redis asks for a password (issue 17), which comes from .env like the others.
+        assert re.fullmatch(r"redis://:\$\{REDIS_PASSWORD[^}]*\}@redis:6379/\d+",
+                            values["--redis"]), name
         nodes.add(values.get("--node", name))
     assert len(nodes) == len(trusis_services()), "each process has a node name of its own"
     databases = {option_values(command_of(s)[2:])["--database"]
@@ -166,7 +169,9 @@ def test_the_cli_options_check_reads_the_real_help() -> None:
 def test_the_image_installs_the_package_and_serves() -> None:
     text = DOCKERFILE.read_text("utf-8")
     assert re.search(r"^FROM python:3\.11-slim\b", text, re.M)
-    assert re.search(r"pip install \.", text)
+    assert re.search(r"pip install -c requirements\.lock \.", text), \
+        "the image installs the versions the tests ran with"
+    assert re.search(r"^COPY [^\n]*requirements\.lock", text, re.M)
     cmd = re.search(r"^CMD\s+(\[.*\])", text, re.M)
     assert cmd, "the image's command"
     words = yaml.safe_load(cmd.group(1))
@@ -175,11 +180,67 @@ def test_the_image_installs_the_package_and_serves() -> None:
     assert set(option_values(words[2:])) <= serve_options()
     ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text("utf-8").splitlines()
                if line.strip() and not line.startswith("#")]
-    for needed in ("src", "pyproject.toml", "README.md", "LICENSE"):
+    for needed in ("src", "pyproject.toml", "README.md", "LICENSE", "requirements.lock"):
         assert needed not in ignored, f"the image needs {needed}"
 
 
+def test_the_lock_file_pins_the_versions_the_tests_run_with() -> None:
+    """Issue 17: a compose build installs what was tested, not the newest of the day.
+    When this fails, run `.venv/bin/python tools/lock.py > requirements.lock`."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import lock
+    finally:
+        sys.path.pop(0)
+    assert (ROOT / "requirements.lock").read_text("utf-8") == lock.render()
+    pins = dict(line.split("==") for line in lock.render().splitlines()
+                if line and not line.startswith("#"))
+    for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))[
+            "project"]["dependencies"]:
+        name = re.split(r"[\[<>=!~ ]", requirement, maxsplit=1)[0].lower()
+        assert name in pins, f"{name} is pinned"
+
+
+def test_fastapi_never_reads_a_body_without_a_json_content_type() -> None:
+    """FastAPI reads a body as JSON only with a JSON Content-Type from 0.132 on
+    (strict_content_type): the lower bound keeps an older one out (issue 17)."""
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))[
+        "project"]["dependencies"]
+    bound = next(d for d in dependencies if d.startswith("fastapi"))
+    found = re.fullmatch(r"fastapi>=0\.(\d+)(\.\d+)?", bound)
+    assert found and int(found.group(1)) >= 132, bound
+
+
 # -- deploy/nginx.conf and deploy/haproxy.cfg ---------------------------------------------
+
+
+def test_the_proxies_name_the_client_and_the_servers_believe_only_them() -> None:
+    """Issue 17: behind the proxy every client would share its address, and 30 logins
+    would stop logins for everyone. The proxies overwrite X-Forwarded-For and
+    X-Forwarded-Proto (a client cannot write them), and the servers believe them."""
+    nginx = uncommented(NGINX.read_text("utf-8"))
+    assert re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$remote_addr;", nginx)
+    assert "$proxy_add_x_forwarded_for" not in nginx, "appending lets a client forge it"
+    assert re.search(r"proxy_set_header\s+X-Forwarded-Proto\s+\$scheme;", nginx)
+    haproxy = uncommented(HAPROXY.read_text("utf-8"))
+    assert re.search(r"http-request\s+set-header\s+X-Forwarded-For\s+%\[src\]", haproxy)
+    assert re.search(r"http-request\s+set-header\s+X-Forwarded-Proto\s+https", haproxy)
+    for name, service in trusis_services().items():
+        trusted = service["environment"]["FORWARDED_ALLOW_IPS"]
+        assert trusted, name
+        if trusted == "*":
+            assert "ports" not in service, f"{name}: trusting every peer needs no port open"
+        assert "TRUSIS_SECURE_COOKIES" in service["environment"], name
+
+
+def test_redis_has_a_password_and_no_open_port() -> None:
+    redis = services()["redis"]
+    command = [str(word) for word in redis["command"]]
+    assert "--requirepass" in command
+    assert command[command.index("--requirepass") + 1].startswith("${REDIS_PASSWORD")
+    assert "ports" not in redis and "ports" not in services()["postgres"]
+    assert "REDIS_PASSWORD=" in (ROOT / "deploy/env.example").read_text("utf-8")
+
 
 
 def test_nginx_passes_websockets_round_robin() -> None:
@@ -251,7 +312,8 @@ def compose_command() -> list[str] | None:
 def test_docker_compose_reads_the_file() -> None:
     command = compose_command()
     assert command is not None
-    env = dict(os.environ, TRUSIS_SECRET="a-secret-for-the-check")
+    env = dict(os.environ, TRUSIS_SECRET="a-secret-for-the-check",
+               REDIS_PASSWORD="a-password-for-the-check")
     out = subprocess.run([*command, "-f", str(COMPOSE), "--profile", "haproxy", "config",
                           "--quiet"], capture_output=True, text=True, env=env, cwd=ROOT,
                          timeout=60)

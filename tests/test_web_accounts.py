@@ -286,10 +286,34 @@ def test_a_guest_keeps_their_games_by_registering(server, browser) -> None:
     dialog.locator("#acct-password").fill("short")
     dialog.locator("button[type=submit]").click()
     dialog.locator(".form-error", has_text="8 to 200 characters").wait_for()
+    dialog.locator("#acct-password").fill("password")  # issue 17: too common
+    dialog.locator("button[type=submit]").click()
+    dialog.locator(".form-error", has_text="too easy to guess").wait_for()
     dialog.locator("#acct-password").fill(PASSWORD)
     dialog.locator("button[type=submit]").click()
     page.locator(".acct-button", has_text="Dot").wait_for()
     me = json.loads(page.request.get(server.url + "/api/me").text())["player"]
     assert me["id"] == guest["id"] and me["kind"] == "account"
-    assert watched.problems() == []
+    assert [p for p in watched.problems() if "422" not in p] == []  # but the refusal
+    context.close()
+
+
+@pytest.mark.parametrize(("locale", "words"), [
+    ("fr-FR", "trop facile à deviner"), ("it-IT", "troppo facile da indovinare")])
+def test_a_weak_password_is_refused_in_the_players_language(server, browser, locale: str,
+                                                            words: str) -> None:
+    """Issue 17: a common password, or one's own name, is refused with a sentence."""
+    context = browser.new_context(viewport=PHONE, locale=locale)
+    watched = Watched(context)
+    page = watched.page
+    page.goto(server.url + "/")
+    page.locator("#account-button").click()
+    dialog = page.locator("dialog.account-dialog")
+    dialog.locator(".seg[data-mode=register]").click()
+    dialog.locator("#acct-name").fill("Giuseppina")
+    dialog.locator("#acct-password").fill("giuseppina1")
+    dialog.locator("button[type=submit]").click()
+    dialog.locator(".form-error", has_text=words).wait_for()
+    assert dialog.is_visible()
+    assert [p for p in watched.problems() if "422" not in p] == []  # but the refusal
     context.close()

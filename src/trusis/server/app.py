@@ -24,8 +24,9 @@ from trusis.server import deps, lobby, logs, metrics, people, sessions, ws
 from trusis.server.accounts import Accounts
 from trusis.server.balance import Balance
 from trusis.server.cluster.node import instance
-from trusis.server.config import Settings, secret_key
+from trusis.server.config import Settings, private_sqlite, secret_key
 from trusis.server.errors import LobbyError
+from trusis.server.guard import Guard, csp
 from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
@@ -36,10 +37,6 @@ from trusis.server.store import Store
 from trusis.stats.display import _words
 
 log = logging.getLogger("trusis.server")
-
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-
 
 def web_folder() -> str:
     return str(resources.files("trusis").joinpath("web"))
@@ -81,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # With several processes, a transaction left open past a lease would keep its
         # game from being taken over; alone, a generous bound for a very busy process.
+        private_sqlite(settings.database_url)
         store = Store(settings.database_url,
                       max(2.0, settings.lease_seconds) if settings.redis_url else 60.0)
         await store.migrate()
@@ -120,7 +118,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Trusis", version="1", lifespan=lifespan,
                   dependencies=[Depends(deps.seat_token_scope)],  # what a seat token may do
                   description="The Trusis game server: lobby over HTTP, play over one "
-                              "WebSocket per client (docs/protocol.md).")
+                              "WebSocket per client (docs/protocol.md).",
+                  # A body is JSON only when it says so: a page of another site can send
+                  # text/plain without asking, never application/json (guard.py).
+                  strict_content_type=True)
     app.state.settings = settings
     app.include_router(lobby.router)
     app.include_router(people.router)
@@ -135,7 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def headers(request: Request,
                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("Content-Security-Policy", csp(request))
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")
@@ -144,7 +145,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     app.add_middleware(metrics.MetricsPortOnly, port=settings.metrics_port)
-    app.add_middleware(logs.LogContext)  # outermost: every line of a request has its id
+    app.add_middleware(logs.LogContext)  # every line of a request has its id
+    # Outermost: a cross-site request is refused before anything reads it.
+    app.add_middleware(Guard, origins=settings.origins, secure_cookies=settings.secure_cookies)
 
     @app.get("/api/protocol.schema.json")
     async def protocol_schema() -> dict[str, Any]:

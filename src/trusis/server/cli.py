@@ -30,6 +30,16 @@ def serve_command(
         "--token-days", min=0.00001, max=400, envvar="TRUSIS_TOKEN_DAYS",
         help="How long a sign-in (cookie or token) lasts, in days (docs/deploy.md).")
     ] = 30.0,
+    secure_cookies: Annotated[bool, typer.Option(
+        "--secure-cookies", envvar="TRUSIS_SECURE_COOKIES",
+        help="Mark cookies Secure (behind HTTPS). On by itself for a request a trusted "
+             "proxy says came over https.")] = False,
+    forwarded_allow_ips: Annotated[str | None, typer.Option(
+        "--forwarded-allow-ips", envvar="FORWARDED_ALLOW_IPS",
+        help="The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: "
+             "addresses or networks, comma-separated (default 127.0.0.1). The per-address "
+             "limits count the client they name (docs/deploy.md, \"Behind a proxy\").")
+    ] = None,
     redis: Annotated[str | None, typer.Option(
         "--redis", help="Run as one of several processes: redis://host:6379/0, shared by "
                         "all of them with one PostgreSQL --database (docs/deploy.md).")
@@ -60,7 +70,8 @@ def serve_command(
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
-                        lease_seconds=lease_seconds, token_days=token_days)
+                        lease_seconds=lease_seconds, token_days=token_days,
+                        secure_cookies=secure_cookies)
     if node:
         settings.node = node[:64]
     if redis and not settings.database_url.startswith("postgresql"):
@@ -80,11 +91,11 @@ def serve_command(
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
     settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
                               f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
-    run(settings, log_level, log_format, access_log, metrics_host)
+    run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips)
 
 
 def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: bool,
-        metrics_host: str) -> None:
+        metrics_host: str, forwarded_allow_ips: str | None) -> None:
     """uvicorn on the main port, and on the metrics port when there is one (the same app
     and event loop: the metrics are read where the game runs, nothing is shared across
     threads; `metrics.MetricsPortOnly` keeps the game off that port)."""
@@ -99,7 +110,7 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
     config = uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         log_level=log_level.lower(), ws="websockets-sansio", ws_max_size=settings.max_frame,
-        access_log=access_log,
+        access_log=access_log, proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
         log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)
     logs.configure(log_format, log_level)  # after uvicorn's own set-up, which it replaces
     if log_format == "text":  # uvicorn keeps its own lines; invite codes blanked in them

@@ -2,22 +2,48 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
+from sqlalchemy.engine import make_url
 
 APP_NAME = "trusis"
 
 
 def data_dir() -> Path:
-    """The user's data folder for Trusis (platformdirs), created if missing."""
+    """The user's data folder for Trusis (platformdirs), created if missing, readable by
+    its owner only: it holds the games and the key that signs everybody's sessions."""
     path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+def private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 if it is missing, or take group's and others'
+    rights away if it has them: a database or a key is its owner's alone."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            with contextlib.suppress(PermissionError):
+                path.chmod(0o600)
+
+
+def private_sqlite(url: str) -> None:
+    """An SQLite database file is created 0600 before SQLite opens it: its journal and
+    shared-memory files (-wal, -shm) then take the same mode."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    if parsed.database.startswith("file:"):
+        return  # a URI names its own options
+    private_file(Path(parsed.database))
 
 
 def default_database_url() -> str:
@@ -47,12 +73,22 @@ def secret_key(folder: Path | None = None) -> str:
     if given:
         return given
     path = (folder or data_dir()) / "secret.key"
-    if path.exists():
-        return path.read_text("utf-8").strip()
-    key = secrets.token_urlsafe(48)
-    path.write_text(key, "utf-8")
-    path.chmod(0o600)
-    return key
+    if not path.exists():
+        # Written whole to a private temporary file (mkstemp: 0600), then linked into
+        # place: nobody ever reads a half-written key, or one others may read, and of two
+        # processes starting together the second keeps the first one's key.
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".secret-")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(secrets.token_urlsafe(48))
+                out.flush()
+                os.fsync(out.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, path)
+        finally:
+            os.unlink(temporary)
+    private_file(path)
+    return path.read_text("utf-8").strip()
 
 
 @dataclass

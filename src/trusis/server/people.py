@@ -17,6 +17,7 @@ from sqlalchemy import insert, select
 
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps, schema
+from trusis.server.address import client_address
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
 from trusis.server.personal import DELETED_NAME, forget_player, player_data
@@ -41,7 +42,7 @@ class ReportIn(BaseModel):
 
 
 def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return client_address(request)
 
 
 @router.post("/accounts", status_code=201)

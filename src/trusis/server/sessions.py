@@ -8,19 +8,17 @@ on the others through the cluster's bus (cluster/node.py).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Annotated, Any
 
-from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select, update
 
 from trusis.server import deps, schema
-from trusis.server.accounts import HASHER, check_password
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub, Revoked
+from trusis.server.passwords import check_password, hash_password, verify_password
 from trusis.server.store import Store
 
 router = APIRouter(prefix="/api")
@@ -66,15 +64,6 @@ class Sessions:
         await self.hub.revoked(Revoked(player=player_id, family=family, keep=keep))
 
 
-def _verify(digest: str | None, password: str) -> bool:
-    if digest is None:
-        return False
-    try:
-        return HASHER.verify(digest, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
 @router.post("/logout")
 async def logout(request: Request, response: Response) -> dict[str, Any]:
     """End this session: its cookie and every token it handed out (a guest's bearer)."""
@@ -108,11 +97,11 @@ async def change_password(body: PasswordIn, request: Request) -> dict[str, Any]:
                                      .where(p.c.id == owner.player.id))).scalar()
     sessions = deps.sessions(request)
     sessions.take_try(owner.player.id)
-    if not await asyncio.to_thread(_verify, digest, body.current):  # ~0.3 s: off the loop
+    if not await verify_password(digest, body.current):  # in the hashing pool, off the loop
         raise LobbyError(403, "wrong_password", "the current password is not right")
     sessions.tries.pop(owner.player.id, None)
-    check_password(body.password)
-    new = await asyncio.to_thread(HASHER.hash, body.password)
+    await check_password(body.password, owner.player.name)
+    new = await hash_password(body.password)
     async with store.engine.begin() as conn:
         await conn.execute(update(p).where(p.c.id == owner.player.id).values(password_hash=new))
     await sessions.revoke(owner.player.id, keep=owner.family)

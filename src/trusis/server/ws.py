@@ -12,13 +12,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from trusis.server import logs
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
+from trusis.server.guard import same_origin
 from trusis.server.hub import Hub
 from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
@@ -32,14 +32,9 @@ MALFORMED_LIMIT = 20
 
 
 def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
-    """Programs send no Origin; a browser's must be this server's own, or configured."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in extra:
-        return True
-    host = websocket.headers.get("host", "")
-    return urlsplit(origin).netloc == host
+    """Programs send no Origin; a browser's must be this server's own (its scheme
+    too: an http page may not play on an https server), or configured."""
+    return same_origin(websocket, extra)
 
 
 def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:

@@ -1,0 +1,102 @@
+"""Requests from other sites: the Origin check, `Secure` cookies, the page's CSP.
+
+A page of another site can make a browser send a request with the player's
+cookie. `SameSite=Lax` keeps the cookie off most of them, but not off a request
+from a sibling subdomain, nor in every browser; so a state-changing request
+(POST, PUT, PATCH, DELETE) whose `Origin` is not this server's own — scheme,
+host and port — or one of `--origin`, is refused with 403 `cross_site`, and so
+is one a browser marks `Sec-Fetch-Site: cross-site` without an Origin. Programs
+send neither header and are not concerned: they sign in with a bearer token,
+which no other site can make a browser send.
+
+"This server's own" origin is the scheme and Host the browser used: behind a
+trusted proxy uvicorn has already taken the scheme from `X-Forwarded-Proto`.
+The same request tells whether cookies must be `Secure`: always with
+`--secure-cookies`, and whenever the request came over https.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from trusis.server.errors import LobbyError
+
+HOST = re.compile(r"[A-Za-z0-9.-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
+UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+SECURE_SCHEMES = frozenset({"https", "wss"})
+
+
+def own_origin(connection: HTTPConnection) -> str:
+    """The origin of this server's pages as the browser sees them: `https://host:port`."""
+    scheme = "https" if connection.url.scheme in SECURE_SCHEMES else "http"
+    return f"{scheme}://{connection.headers.get('host', '')}"
+
+
+def same_origin(connection: HTTPConnection, extra: tuple[str, ...]) -> bool:
+    """Whether the request's Origin (when it has one) is ours or configured."""
+    origin = connection.headers.get("origin")
+    if origin is None:
+        return connection.headers.get("sec-fetch-site", "same-origin") in (
+            "same-origin", "none")
+    return origin == own_origin(connection) or origin in extra
+
+
+def csp(connection: HTTPConnection) -> str:
+    """The page's Content-Security-Policy: it connects to its own origin only, the
+    WebSocket included (`ws:`/`wss:` of the same host, not of any host)."""
+    connect = "'self'"
+    if HOST.fullmatch(connection.headers.get("host", "")):  # else a Host no browser sends
+        connect += " " + own_origin(connection).replace("http", "ws", 1)
+    return ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            f"connect-src {connect}; frame-ancestors 'none'; base-uri 'none'; "
+            "form-action 'self'")
+
+
+class Guard:
+    """ASGI middleware: refuses cross-site state changes, marks cookies `Secure`."""
+
+    def __init__(self, app: ASGIApp, origins: tuple[str, ...] = (),
+                 secure_cookies: bool = False) -> None:
+        self.app = app
+        self.origins = origins
+        self.secure_cookies = secure_cookies
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        connection = HTTPConnection(scope)
+        if scope["method"] in UNSAFE and not same_origin(connection, self.origins):
+            refusal = LobbyError(403, "cross_site", "this request comes from another site",
+                                 origin=connection.headers.get("origin", "")[:200])
+            await _json(send, refusal)
+            return
+        secure = self.secure_cookies or scope.get("scheme") in SECURE_SCHEMES
+        if not secure:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secure(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [(k, _secured(v) if k == b"set-cookie" else v)
+                                      for k, v in message.get("headers", [])]
+            await send(message)
+
+        await self.app(scope, receive, send_secure)
+
+
+def _secured(cookie: bytes) -> bytes:
+    attributes = [a.strip().lower() for a in cookie.split(b";")[1:]]
+    return cookie if b"secure" in attributes else cookie + b"; Secure"
+
+
+async def _json(send: Send, error: LobbyError) -> None:
+    body = json.dumps(error.body()).encode()
+    await send({"type": "http.response.start", "status": error.status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})

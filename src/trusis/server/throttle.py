@@ -1,0 +1,144 @@
+"""Login and registration budgets, each counted in one atomic database statement.
+
+Three counters, all rows of `login_failures` (so every server process sees them):
+
+- `pair:<login>|<address>` — one account guessed from one address. Five failures
+  are free; then each further try waits for a delay that doubles (30 s, 1 min, 2 min
+  … at most 15 min) after the last one. A success clears it, a day alone too. Only this counter
+  names an account, so nobody can lock an owner out: the owner, coming from their
+  own address, has a pair of their own (docs/deploy.md, "Logins and passwords").
+- `address:<address>` — every login from one address, successful or not, in a
+  15-minute window: a bound on guesses spread over many accounts, and on the
+  password hashing one address can make the server do.
+- `register:<address>` — accounts registered from one address, in an hour.
+
+A try is counted *before* the password is checked, in the same statement that
+reads the count (`INSERT … ON CONFLICT DO UPDATE … RETURNING` on SQLite and
+PostgreSQL alike): forty simultaneous tries cannot all read "4 failures so far"
+before any of them has written its own. For a `pair:` row `first_at` holds the
+time of the last try, for the others the start of the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import weakref
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy import case, delete
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from trusis.server import metrics, schema
+from trusis.server.errors import LobbyError
+
+PAIR_FREE = 5
+"""Failed logins to one account from one address before the delays start."""
+PAIR_FIRST_DELAY = 30.0
+PAIR_MAX_DELAY = 15 * 60.0
+PAIR_FORGET = 24 * 3600.0
+"""A pair left alone this long starts again from zero."""
+ADDRESS_WINDOW = 15 * 60.0
+ADDRESS_LOGINS = 30
+"""Logins (successful or not) from one address in ADDRESS_WINDOW: 10 friends behind
+one address each logging in a few times never meet it."""
+REGISTER_WINDOW = 3600.0
+REGISTRATIONS = 20
+"""Accounts registered from one address in REGISTER_WINDOW."""
+
+
+def pair_delay(failures: int) -> float:
+    """How long after the last try the next one may come, after `failures` failures."""
+    if failures < PAIR_FREE:
+        return 0.0
+    return float(min(PAIR_MAX_DELAY, PAIR_FIRST_DELAY * 2.0 ** (failures - PAIR_FREE)))
+
+
+def _steps() -> list[tuple[int, float]]:
+    """(failures, delay) from the longest delay down, for the statement's CASE."""
+    steps = []
+    failures = PAIR_FREE
+    while True:
+        steps.append((failures, pair_delay(failures)))
+        if pair_delay(failures) >= PAIR_MAX_DELAY:
+            return steps[::-1]
+        failures += 1
+
+
+def _insert(engine: AsyncEngine) -> Any:
+    return (postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert)(
+        schema.login_failures)
+
+
+def _too_many(wait: float) -> LobbyError:
+    if (figures := metrics.FIGURES) is not None:
+        figures.rate_limited("login")
+    return LobbyError(429, "too_many_attempts", "too many attempts: try again later",
+                      retry_after=max(1, int(wait) + 1))
+
+
+class Throttle:
+    """The budgets of logins and registrations, kept in the database."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
+        """Tries under one `pair:` key, in this process, one after the other: a success
+        clears the count before the next try is counted, so a burst of right passwords
+        all pass, while a burst of wrong ones still stops after five (and across
+        processes the counting statement alone still holds them)."""
+        lock = self._turns.get(key)
+        if lock is None:
+            lock = self._turns[key] = asyncio.Lock()
+        async with lock:
+            yield
+
+    async def window(self, key: str, limit: int, seconds: float) -> None:
+        """Count one try under `key`; a 429 if it is past `limit` in the window."""
+        f = schema.login_failures
+        now = time.time()
+        expired = f.c.first_at + seconds <= now
+        stmt = _insert(self.engine).values(key=key[:128], failures=1, first_at=now)
+        stmt = stmt.on_conflict_do_update(index_elements=[f.c.key], set_={
+            "failures": case((expired, 1), else_=f.c.failures + 1),
+            "first_at": case((expired, now), else_=f.c.first_at),
+        }).returning(f.c.failures, f.c.first_at)
+        async with self.engine.begin() as conn:
+            count, first_at = (await conn.execute(stmt)).one()
+        if count > limit:
+            raise _too_many(first_at + seconds - now)
+
+    async def pair(self, key: str) -> None:
+        """Count one try of an account from an address, or refuse it (429, counting
+        nothing) while the delay after its last failure runs."""
+        f = schema.login_failures
+        now = time.time()
+        delay = case(*[(f.c.failures >= n, seconds) for n, seconds in _steps()], else_=0.0)
+        stmt = _insert(self.engine).values(key=key[:128], failures=1, first_at=now)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[f.c.key],
+            set_={"failures": case((f.c.first_at + PAIR_FORGET <= now, 1),
+                                   else_=f.c.failures + 1),
+                  "first_at": now},
+            where=f.c.first_at + delay <= now,
+        ).returning(f.c.failures)
+        async with self.engine.begin() as conn:
+            counted = (await conn.execute(stmt)).first()
+            if counted is None:
+                row = (await conn.execute(
+                    schema.login_failures.select().where(f.c.key == key[:128]))).first()
+        if counted is None:
+            wait = row.first_at + pair_delay(row.failures) - now if row is not None else 1
+            raise _too_many(wait)
+
+    async def clear(self, key: str) -> None:
+        f = schema.login_failures
+        async with self.engine.begin() as conn:
+            await conn.execute(delete(f).where(f.c.key == key[:128]))
