@@ -20,16 +20,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import lobby, people, ws
+from trusis.server import chatcap, lobby, people, ws
 from trusis.server.accounts import Accounts
+from trusis.server.address import client_address
 from trusis.server.balance import Balance
+from trusis.server.bodylimit import BodyLimit
 from trusis.server.config import Settings, secret_key
+from trusis.server.endcache import EndCache
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
 from trusis.server.options import TableOptions
 from trusis.server.protocol import schema
+from trusis.server.quota import Quota
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Store
 from trusis.stats.display import _words
@@ -92,8 +96,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.identity = Identity(store, settings.secret, settings.secure_cookies)
         app.state.accounts = Accounts(store, app.state.identity)
-        app.state.balance = Balance(settings.balance_games)
+        app.state.balance = Balance(settings.balance_games, settings.limits)
+        app.state.quota = Quota(settings.limits, hub)
+        chatcap.LIMITS = settings.limits
+        app.state.ends = EndCache(settings.limits.summaries_cached)
         await hub.restore()
+        app.state.quota.start()
         # What start-up built lives as long as the process: keep it out of the collector's
         # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py).
         gc.collect()
@@ -105,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await app.state.lag.stop()
+            await app.state.quota.stop()
             await hub.close()
             app.state.balance.close()
             await store.close()
@@ -113,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="The Trusis game server: lobby over HTTP, play over one "
                               "WebSocket per client (docs/protocol.md).")
     app.state.settings = settings
+    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
     app.include_router(lobby.router)
     app.include_router(people.router)
     app.include_router(ws.router)
@@ -158,17 +168,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             custom = data.get("custom") if isinstance(data, dict) else None
             if custom is not None and not isinstance(custom, dict):
                 raise ValueError
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
             raise LobbyError(422, "bad_set", "set is JSON: {\"standard\": true} or "
-                                             "{\"custom\": {...}}") from None
+                                             "{\"custom\": {...}}", field="set") from None
         options = TableOptions(seats=players, custom=custom)
         try:
             options.check()
         except SetupError as err:
             raise setup_refusal(err) from None
-        except (TypeError, ValueError):
-            raise LobbyError(422, "bad_set", "role counts are whole numbers") from None
-        estimate: dict[str, Any] = request.app.state.balance.get(players, options.custom)
+        except (TypeError, ValueError, RecursionError):
+            raise LobbyError(422, "bad_set", "role counts are whole numbers",
+                             field="set") from None
+        estimate: dict[str, Any] = request.app.state.balance.get(
+            players, options.custom, client_address(request))
         return JSONResponse(estimate)
 
     folder = web_folder()

@@ -37,6 +37,10 @@ def serve_command(
         "--lease-seconds", min=0.5, max=120,
         help="With --redis: how soon another process takes over a game whose process "
              "stopped answering.")] = 5.0,
+    limit: Annotated[list[str] | None, typer.Option(
+        "--limit", help="A limit per player or per address, NAME=VALUE (0: off), e.g. "
+                        "guests_per_address_hour=60; also TRUSIS_LIMIT_NAME. Every limit "
+                        "is in docs/deploy.md, \"Running in public\".")] = None,
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
     import uvicorn
@@ -49,6 +53,12 @@ def serve_command(
                         lease_seconds=lease_seconds)
     if node:
         settings.node = node[:64]
+    for item in limit or ():
+        name, _, value = item.partition("=")
+        try:
+            settings.limits.set(name.strip(), value.strip())
+        except ValueError as err:
+            raise typer.BadParameter(str(err), param_hint="--limit") from None
     if redis and not settings.database_url.startswith("postgresql"):
         raise typer.BadParameter(
             "several processes share one PostgreSQL database: give --database "

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import platformdirs
 
+from trusis.server.limits import Limits
+
 APP_NAME = "trusis"
 
 
@@ -81,6 +83,8 @@ class Settings:
     """This process's name in the cluster (its leases are held under it)."""
     lease_seconds: float = 5.0
     """How long a game's lease lasts unrenewed: how soon another process takes over."""
+    limits: Limits = field(default_factory=Limits.from_env)
+    """What one player or one address may use (limits.py; `--limit`, `TRUSIS_LIMIT_*`)."""
 
     def __post_init__(self) -> None:
         self.database_url = normalise_database_url(self.database_url)

@@ -17,9 +17,11 @@ from sqlalchemy import delete, insert, select, update
 
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps, schema
+from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
 from trusis.server.store import new_id
+from trusis.stats.declaration import shipped_declaration
 from trusis.table.replayer import replay_step
 
 router = APIRouter(prefix="/api")
@@ -83,11 +85,18 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
     hub = deps.hub(request)
     owner = await deps.identity(request).owner(request)
     room = await hub.room(table_id, owner.player.id if owner else None, invite)
-    # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
-    record = await hub.players_record(room, owner.player.id if owner else None)
-    if seat is not None and seat > len(record.players):
-        raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-    return replay_step(record, seat, step)
+    viewer = owner.player.id if owner else None
+    mine = tuple(sorted(n for n, s in room.seats.items()
+                        if viewer is not None and s.player_id == viewer))
+    key = ("replay", room.id, version(room), mine, seat, step)
+    found: dict[str, Any] | None = ends(request).hit(key)
+    if found is None:  # built once, in a thread (endcache.py)
+        # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
+        record = await hub.players_record(room, viewer)
+        if seat is not None and seat > len(record.players):
+            raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
+        found = await ends(request).build(key, lambda: replay_step(record, seat, step))
+    return found
 
 
 @router.post("/tables/{table_id}/reports", status_code=201)
@@ -130,6 +139,15 @@ async def reports(table_id: str, request: Request) -> dict[str, Any]:
     return {"reports": [{**dict(row), "chat": json.loads(row["chat"])} for row in rows]}
 
 
+def _shown(game: dict[str, Any]) -> dict[str, Any]:
+    """A game of yours as you may see it: the table's statistics everyone may see, not
+    the limited ones (the whole table's private messages: R50, D16)."""
+    limited = {str(s.id) for s in shipped_declaration().table if s.limited}
+    stats = json.loads(game["table_stats"])
+    game["table_stats"] = json.dumps({k: v for k, v in stats.items() if k not in limited})
+    return game
+
+
 @router.get("/me/data")
 async def my_data(request: Request) -> Response:
     """Everything kept about you, as one JSON download."""
@@ -146,7 +164,7 @@ async def my_data(request: Request) -> Response:
         data = {
             "player": {k: v for k, v in dict(me or {}).items() if k != "password_hash"},
             "seats": [dict(x) for x in seats.all()],
-            "games": [dict(x) for x in games.all()],
+            "games": [_shown(dict(x)) for x in games.all()],
             "actions": [{**dict(x), "data": json.loads(x["data"])} for x in acts.all()],
             "reports_filed": [dict(x) for x in filed.all()],
         }

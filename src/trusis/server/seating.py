@@ -17,6 +17,7 @@ from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person
+from trusis.server.names import refuse_lookalike, skeleton
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Player, Store, new_id
@@ -64,6 +65,8 @@ class Seating:
             if current is not None and (seat is None or seat == current):
                 return current
             number = self._free_number(room, seat)
+            refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
+                                           if n != current))  # D17
             if current is not None:
                 del room.seats[current]
                 await self.store.free_seat(room.id, current, room.fence)
@@ -84,8 +87,9 @@ class Seating:
         room.broadcast_table()
 
     def bot_name(self, room: Room) -> str:
-        taken = {s.name for s in room.seats.values()}
-        names = [n for n in BOT_NAMES if n not in taken] or [f"Bot {len(taken) + 1}"]
+        taken = {skeleton(s.name) for s in room.seats.values()}  # D17: none alike
+        names = [n for n in BOT_NAMES if skeleton(n) not in taken] or \
+            [f"Bot {len(taken) + 1}"]
         return random.SystemRandom().choice(names)
 
     async def _add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
@@ -116,6 +120,7 @@ class Seating:
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
+        refuse_lookalike(name, (s.name for s in room.seats.values()))  # D17
         program = await self.store.new_player(name, "program")
         async with room.lock:
             self._open(room)
@@ -195,6 +200,8 @@ class Seating:
         if room.seat_of(player.id) is not None:
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
+        refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
+                                       if n != seat))  # D17
         await hand_to_person(room, seat, player.id, player.name)
         room.claims.pop(code, None)
         return seat
