@@ -142,7 +142,8 @@ class Room:
         self.clients.add(client)
         if client.seat is not None:
             self.away.pop(client.seat, None)
-        self.table_soon()
+        client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+        self.table_soon()  # the others: one message for every join close together
         if self.on_clients is not None:
             self.on_clients(self)
 
