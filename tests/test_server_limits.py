@@ -210,7 +210,7 @@ def test_balance_standard_is_ready_and_custom_jobs_are_bounded(
 
 def test_chat_after_the_end_is_capped(server: ServerProcess) -> None:
     """Chat after the end was unbounded: now 5 messages a seat and 8 a game (set small
-    here; the defaults are 300 and 3000), refused with a sentence (D18, R50)."""
+    here; the defaults are 300 and 3000), refused with a sentence (D21, R50)."""
     people = [Guest(server.url, f"Talker {i}") for i in range(5)]
     table = people[0].create(seats=5, day_seconds=30, night_seconds=15)["id"]
     for p in people:

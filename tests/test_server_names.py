@@ -1,4 +1,4 @@
-"""Issue 17, "Names and privacy": names that cannot pass for someone else (D9, D17) and
+"""Issue 17, "Names and privacy": names that cannot pass for someone else (D9, D20) and
 `/api/me/data` that tells nothing about other seats' private messages (R50, D16).
 Against a real `trusis serve` process (tests/serverproc.py).
 """
@@ -43,7 +43,7 @@ def test_table_and_program_names_are_cleaned_as_guest_names(server: ServerProces
 @pytest.mark.parametrize("name", ["\u3164", "\u2800", "Bob\u3164", "\u115f\u1160",
                                   "\uffa0x", "\u034f"])
 def test_invisible_fillers_are_refused(server: ServerProcess, name: str) -> None:
-    """D17: letters that show nothing pass D9's cleaning; a name holding one is refused."""
+    """D20: letters that show nothing pass D9's cleaning; a name holding one is refused."""
     with httpx.Client(base_url=server.url) as http:
         reply = http.post("/api/guest", json={"name": name})
         assert reply.status_code == 422, reply.text
@@ -65,7 +65,7 @@ def test_a_name_like_a_seat_label_is_refused(server: ServerProcess, name: str) -
 
 
 def test_a_name_confusable_with_another_seat_is_refused(server: ServerProcess) -> None:
-    """D17: nobody sits beside a seat whose name looks like theirs — Cyrillic "Воb" by
+    """D20: nobody sits beside a seat whose name looks like theirs — Cyrillic "Воb" by
     "Bob", "B0B" or "bob" — nor hands a program seat such a name."""
     bob = Guest(server.url, "Bob")
     table = bob.create(seats=6)["id"]

@@ -1,4 +1,4 @@
-"""The chat after the end, capped (R50 keeps it open after the game; D18 bounds it).
+"""The chat after the end, capped (R50 keeps it open after the game; D21 bounds it).
 
 A finished game's record keeps growing while its players talk, and every message
 is stored and sent to everyone: without a bound one script could fill the

@@ -25,7 +25,7 @@ CACHE = 10_000
 
 def guest_name(raw: object) -> str:
     """A name cleaned as chat is (D9), 1 to 32 characters, visible, not a seat's label
-    (D17, names.py)."""
+    (D20, names.py)."""
     return player_name(raw)
 
 

@@ -111,7 +111,7 @@ async def tables(request: Request) -> dict[str, Any]:
 @router.post("/tables", status_code=201)
 async def create_table(body: TableIn, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
-    name = table_name(body.name)  # D9, D17
+    name = table_name(body.name)  # D9, D20
     address = client_address(request)
     quota(request).new_table(player.id, address)
     room = await deps.hub(request).create(player, name, body.options())
@@ -170,7 +170,7 @@ async def program_seat(table_id: str, seat: int, body: ProgramIn,
     """The host hands a seat to a program: the token it plays that seat with."""
     player = await deps.identity(request).player(request)
     room = await deps.hub(request).room(table_id, player.id)
-    name = player_name(body.name)  # D9, D17
+    name = player_name(body.name)  # D9, D20
     number, token = await deps.hub(request).program_seat(room, player, seat, name)
     return {"seat": number, "token": token, "table": room.info(player.id)}
 

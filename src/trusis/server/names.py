@@ -3,7 +3,7 @@
 Every name is cleaned as D9 says (rules/actions.clean_line: control and format
 characters — right-to-left overrides, zero-width characters, line breaks — become
 spaces). Then the server refuses what D9's cleaning lets through but a person
-cannot see or tell apart (D17 in docs/rules.md):
+cannot see or tell apart (D20 in docs/rules.md):
 
 - invisible fillers, letters that render as nothing (U+3164 HANGUL FILLER, U+2800
   BRAILLE PATTERN BLANK, …), and a name with no visible character at all;
@@ -114,7 +114,7 @@ def table_name(raw: object) -> str:
 
 
 def refuse_lookalike(name: str, others: Iterable[str]) -> None:
-    """At one table: a name that looks like another seat's is refused (D17)."""
+    """At one table: a name that looks like another seat's is refused (D20)."""
     mine = skeleton(name)
     for other in others:
         if skeleton(other) == mine:

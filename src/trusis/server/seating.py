@@ -66,7 +66,7 @@ class Seating:
                 return current
             number = self._free_number(room, seat)
             refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
-                                           if n != current))  # D17
+                                           if n != current))  # D20
             if current is not None:
                 del room.seats[current]
                 await self.store.free_seat(room.id, current, room.fence)
@@ -87,7 +87,7 @@ class Seating:
         room.broadcast_table()
 
     def bot_name(self, room: Room) -> str:
-        taken = {skeleton(s.name) for s in room.seats.values()}  # D17: none alike
+        taken = {skeleton(s.name) for s in room.seats.values()}  # D20: none alike
         names = [n for n in BOT_NAMES if skeleton(n) not in taken] or \
             [f"Bot {len(taken) + 1}"]
         return random.SystemRandom().choice(names)
@@ -120,7 +120,7 @@ class Seating:
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
-        refuse_lookalike(name, (s.name for s in room.seats.values()))  # D17
+        refuse_lookalike(name, (s.name for s in room.seats.values()))  # D20
         program = await self.store.new_player(name, "program")
         async with room.lock:
             self._open(room)
@@ -201,7 +201,7 @@ class Seating:
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
         refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
-                                       if n != seat))  # D17
+                                       if n != seat))  # D20
         await hand_to_person(room, seat, player.id, player.name)
         room.claims.pop(code, None)
         return seat
