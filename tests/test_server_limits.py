@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,11 @@ def test_open_tables_per_player_are_bounded_and_abandoned_ones_close(
         assert body["params"]["limit"] == 5
         listed = {t["id"] for t in host.http.get("/api/tables").json()["tables"]}
         assert set(ids) <= listed
+        racer = Guest(server.url, "Racer")  # all at once: the check counts those under way
+        with ThreadPoolExecutor(20) as pool:
+            codes = list(pool.map(lambda i: racer.http.post(
+                "/api/tables", json={"name": f"race {i}"}).status_code, range(20)))
+        assert sorted(codes) == [201] * 5 + [429] * 15, codes
         deadline = time.monotonic() + 20
         while listed & set(ids) and time.monotonic() < deadline:
             time.sleep(0.5)

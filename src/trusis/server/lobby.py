@@ -113,9 +113,9 @@ async def create_table(body: TableIn, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
     name = table_name(body.name)  # D9, D20
     address = client_address(request)
-    quota(request).new_table(player.id, address)
-    room = await deps.hub(request).create(player, name, body.options())
-    quota(request).table_created(room, address)
+    with quota(request).opening(player.id, address):
+        room = await deps.hub(request).create(player, name, body.options())
+        quota(request).table_created(room, address)
     return room.info(player.id)
 
 

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Iterator
 from typing import TypeVar
 
 from sqlalchemy import update
@@ -51,6 +52,8 @@ class Quota:
         """Open WebSockets by address."""
         self.per_table: dict[tuple[str, str], int] = {}
         """Open WebSockets by (player, table)."""
+        self.creating: dict[str, int] = {}
+        """Tables being created, by host and by address (`opening`)."""
         self.opened: dict[str, str] = {}
         """Open tables created here: table id -> its creator's address."""
         self.seen: dict[str, float] = {}
@@ -71,24 +74,36 @@ class Quota:
     def _open_rooms(self) -> list[Room]:
         return [r for r in self.hub.rooms.values() if r.status == "open"]
 
-    def new_table(self, player_id: str, address: str) -> None:
-        """Before a table is created: the host's and the address's open tables."""
+    @contextlib.contextmanager
+    def opening(self, player_id: str, address: str) -> Iterator[None]:
+        """Around a table's creation: refused if the host, or the host's address, has
+        enough open tables — those being created counted too, so that simultaneous
+        requests cannot all pass the check before any of them is counted."""
         rooms = self._open_rooms()
-        mine = sum(1 for r in rooms if r.host_id == player_id)
+        open_ids = {r.id for r in rooms}
+        for table_id in [t for t in self.opened if t not in open_ids]:
+            del self.opened[table_id]
+        mine = sum(1 for r in rooms if r.host_id == player_id) + \
+            self.creating.get(player_id, 0)
         cap = self.limits.open_tables_per_player
         if cap and mine >= cap:
             raise too_many("too_many_open_tables", f"you already host {mine} tables that have "
                            "not started: start or leave one before opening another",
                            60, limit=cap)
-        open_ids = {r.id for r in rooms}
-        for table_id in [t for t in self.opened if t not in open_ids]:
-            del self.opened[table_id]
+        here = sum(1 for a in self.opened.values() if a == address) + \
+            self.creating.get(address, 0)
         cap = self.limits.open_tables_per_address
-        here = sum(1 for a in self.opened.values() if a == address)
         if cap and here >= cap:
             raise too_many("too_many_open_tables", f"{here} tables that have not started "
                            "were opened from your address: start one of them first",
                            60, limit=cap)
+        _count(self.creating, player_id, 1)
+        _count(self.creating, address, 1)
+        try:
+            yield
+        finally:
+            _count(self.creating, player_id, -1)
+            _count(self.creating, address, -1)
 
     def table_created(self, room: Room, address: str) -> None:
         self.opened[room.id] = address
