@@ -87,6 +87,25 @@ def test_a_name_confusable_with_another_seat_is_refused(server: ServerProcess) -
     ann.close()
 
 
+def test_a_bot_gives_way_to_a_person_of_the_same_name(server: ServerProcess) -> None:
+    """D20: bots never hold a name like a person's; one that did takes another when the
+    person sits down (the person keeps theirs)."""
+    host = Guest(server.url, "Host of bots")
+    table = host.create(seats=30)["id"]
+    host.bots(table, 20)
+    names = [s["name"] for s in host.http.get(f"/api/tables/{table}").json()["seats"]
+             if s["name"]]
+    person = Guest(server.url, names[0].upper())
+    seat = person.sit(table)
+    seats = host.http.get(f"/api/tables/{table}").json()["seats"]
+    assert seats[seat - 1]["name"] == names[0].upper()
+    bots = [s["name"] for s in seats if s["kind"] == "bot"]
+    assert len(bots) == 20 and names[0] not in bots
+    assert len({b.casefold() for b in bots} | {names[0].casefold()}) == 21
+    host.close()
+    person.close()
+
+
 def test_my_data_shows_only_the_statistics_everyone_may_see(server: ServerProcess) -> None:
     """R50, D16: `/api/me/data` gave every player the table's count of private messages
     (statistic 53); now only the statistics the end screen shows to everyone."""

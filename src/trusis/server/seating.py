@@ -65,6 +65,7 @@ class Seating:
             if current is not None and (seat is None or seat == current):
                 return current
             number = self._free_number(room, seat)
+            await self._rename_bots_like(room, player.name)
             refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
                                            if n != current))  # D20
             if current is not None:
@@ -86,8 +87,17 @@ class Seating:
             await self.store.free_seat(room.id, current, room.fence)
         room.broadcast_table()
 
-    def bot_name(self, room: Room) -> str:
-        taken = {skeleton(s.name) for s in room.seats.values()}  # D20: none alike
+    async def _rename_bots_like(self, room: Room, name: str) -> None:
+        """A bot whose name looks like a person's who sits down takes another (D20): the
+        person keeps their name, bots have no stake in theirs."""
+        for number, held in room.seats.items():
+            if held.kind == "bot" and skeleton(held.name) == skeleton(name):
+                held.name = self.bot_name(room, name)
+                await self.store.set_seat(room.id, number, "bot", held.name, None,
+                                          held.bot_kind, room.fence)
+
+    def bot_name(self, room: Room, also: str = "") -> str:
+        taken = {skeleton(s.name) for s in room.seats.values()} | {skeleton(also)}  # D20
         names = [n for n in BOT_NAMES if skeleton(n) not in taken] or \
             [f"Bot {len(taken) + 1}"]
         return random.SystemRandom().choice(names)
