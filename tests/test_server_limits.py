@@ -192,6 +192,13 @@ def test_deep_json_is_a_422_naming_the_field(server: ServerProcess) -> None:
             body = refused(http.get("/api/balance", params={"players": 8, "set": text}),
                            422, "bad_set")
             assert body["params"]["field"] == "set"
+        guest = Guest(server.url, "Deep")
+        for text in ('{"name": "t", "set": {"custom": ' + "[" * 5000 + "]" * 5000 + "}}",
+                     '{"name": ' + '{"a":' * 999 + "1" + "}" * 999 + "}"):
+            body = refused(guest.http.post("/api/tables", content=text, headers={
+                "Content-Type": "application/json"}), 422, "bad_request")
+            assert body["params"]["field"] == "body"
+        guest.close()
 
 
 def test_balance_standard_is_ready_and_custom_jobs_are_bounded(

@@ -69,6 +69,12 @@ async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if not request.url.path.startswith("/api/"):
         return await http_exception_handler(request, exc)
+    if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+        # FastAPI's answer to JSON it could not read but for a syntax error: nested too
+        # deep for the parser (RecursionError). A body that does not fit, as any other.
+        return JSONResponse({"code": "bad_request", "params": {"field": "body"},
+                             "message": "body: JSON nested too deeply to be read"},
+                            status_code=422)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     return JSONResponse({"code": code, "params": {"path": request.url.path},
                          "message": str(exc.detail)}, status_code=exc.status_code,
