@@ -7,6 +7,8 @@ to reach (`--limit NAME=VALUE`, docs/deploy.md "Running in public").
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -287,3 +289,20 @@ def test_the_shipped_estimates_are_the_labs() -> None:
     assert sorted(int(json.loads(k)[0]) for k in shipped) == list(range(5, 31))
     for players in (5, 8):
         assert shipped[key_of(players, None)] == estimate(players, None, 200)
+
+
+def test_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every limit is a setting: the environment (`TRUSIS_LIMIT_NAME`) or `--limit`; an
+    unknown name or a bad value stops `trusis serve` with a sentence naming them."""
+    for bad in ("no_such_limit=3", "body_bytes=lots", "sockets_per_table=-1"):
+        done = subprocess.run([sys.executable, "-m", "trusis", "serve", "--limit", bad],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2, done.stderr
+        assert "--limit" in done.stderr and "Traceback" not in done.stderr
+    monkeypatch.setenv("TRUSIS_LIMIT_OPEN_TABLES_PER_PLAYER", "1")
+    with running_server("sqlite", tmp_path) as server:
+        host = Guest(server.url, "One table")
+        host.create()
+        refused(host.http.post("/api/tables", json={"name": "two"}), 429,
+                "too_many_open_tables")
+        host.close()
