@@ -13,6 +13,12 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
+def _gone(message: Message) -> Receive:
+    async def receive() -> Message:
+        return message
+    return receive
+
+
 class BodyLimit:
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -30,7 +36,8 @@ class BodyLimit:
         size = 0
         while True:
             message = await receive()
-            if message["type"] != "http.request":  # the client went away
+            if message["type"] != "http.request":  # the client went away: the app
+                await self.app(scope, _gone(message), send)  # sees it as without the limit
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
