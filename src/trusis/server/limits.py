@@ -52,7 +52,7 @@ class Limits:
     """Messages one seat may send after the game has ended."""
     chat_after_end_per_game: int = 3000
     """Messages all seats together may send after the game has ended."""
-    summaries_cached: int = 200
+    summaries_cached: int = 100
     """Finished games whose replay and end screen are kept built in memory."""
 
     @classmethod

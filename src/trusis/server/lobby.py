@@ -225,12 +225,12 @@ async def record(table_id: str, request: Request,
 @router.get("/tables/{table_id}/summary")
 async def end_screen(table_id: str, request: Request,
                      invite: str | None = Query(None, max_length=64),
-                     lang: str = Query("en", max_length=5)) -> dict[str, Any]:
+                     lang: str = Query("en", max_length=5)) -> Response:
     """The end screen: roles, vote grid, night timeline and statistics (R62 order, "-")."""
     room, _viewer_id = await _room(request, table_id, invite)
     lang = lang if lang in LANGUAGES else "en"
     key = ("summary", room.id, version(room), lang)
-    found: dict[str, Any] | None = ends(request).hit(key)
+    found = ends(request).hit(key)
     if found is None:  # built once, in a thread (endcache.py)
         record_ = await deps.hub(request).record(room)
         found = await ends(request).build(key, lambda: _end_screen(record_, lang))

@@ -79,7 +79,7 @@ async def board(request: Request) -> dict[str, Any]:
 @router.get("/tables/{table_id}/replay")
 async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=10**6),
                  seat: int | None = Query(None, ge=1, le=100),
-                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+                 invite: str | None = Query(None, max_length=64)) -> Response:
     """A finished game as `seat` saw it after its `step`-th event, or (no seat) with
     everything revealed, one action per step."""
     hub = deps.hub(request)
@@ -89,7 +89,7 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
     mine = tuple(sorted(n for n, s in room.seats.items()
                         if viewer is not None and s.player_id == viewer))
     key = ("replay", room.id, version(room), mine, seat, step)
-    found: dict[str, Any] | None = ends(request).hit(key)
+    found = ends(request).hit(key)
     if found is None:  # built once, in a thread (endcache.py)
         # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
         record = await hub.players_record(room, viewer)
