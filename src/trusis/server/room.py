@@ -40,8 +40,7 @@ log = logging.getLogger("trusis.server")
 EVENTS_KEPT_FOR_CATCH_UP = 2000
 """A client further behind than this gets a fresh snapshot instead of the events."""
 ANSWERS_KEPT = 5000
-TABLE_COALESCE_SECONDS = 0.1
-"""Joins and parts within this time share one `table` message to every client."""
+TABLE_COALESCE_SECONDS = 0.1  # joins and parts this close share one `table` message
 
 
 @dataclass
@@ -163,9 +162,8 @@ class Room:
             self.wake.set()
 
     def table_soon(self) -> None:
-        """After a join or a part: one `table` message for every connection that came or
-        went within TABLE_COALESCE_SECONDS. Sent at each join, n joins would cost n²
-        messages (each one to every client); a new client has the table in its welcome."""
+        """One `table` message for the joins and parts within TABLE_COALESCE_SECONDS: one
+        per join, to every client, would make n joins cost n² messages."""
         if self.table_due is None:
             self.table_due = asyncio.get_running_loop().call_later(
                 TABLE_COALESCE_SECONDS, self._table_due)
