@@ -682,6 +682,11 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     env = dict(os.environ, PYTHONUNBUFFERED="1", TRUSIS_SECRET=secrets.token_urlsafe(32),
                XDG_DATA_HOME=str(folder / "data"))
     common = ["--host", HOST, "--bot-pace", "0", "--log-level", "warning"]
+    if "--limit" in options:  # every client comes from 127.0.0.1: what one address may
+        # do is the whole bench's (docs/deploy.md, "Limits per player and per address")
+        for name in ("guests_per_address_hour", "open_tables_per_address",
+                     "sockets_per_address"):
+            common += ["--limit", f"{name}=0"]
     try:
         if size is None:
             common += ["--database", f"sqlite:///{folder / 'load.db'}"]

@@ -1,5 +1,14 @@
 """Fixtures shared by several test modules."""
 
+import os
+
 from clusterproc import two_processes, two_processes_long_lease
+
+# The suite plays hundreds of visitors from one address (127.0.0.1) within minutes: more
+# than any real group, so the two per-address limits it would meet are relaxed for every
+# server it starts (docs/deploy.md, "Limits per player and per address"). The tests of
+# the limits set their own (`--limit`, tests/test_server_limits.py).
+os.environ.setdefault("TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR", "100000")
+os.environ.setdefault("TRUSIS_LIMIT_OPEN_TABLES_PER_ADDRESS", "100000")
 
 __all__ = ["two_processes", "two_processes_long_lease"]

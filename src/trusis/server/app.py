@@ -20,11 +20,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import deps, lobby, logs, metrics, people, sessions, ws
+from trusis.server import chatcap, deps, lobby, logs, metrics, people, sessions, ws
 from trusis.server.accounts import Accounts
+from trusis.server.address import client_address
 from trusis.server.balance import Balance
+from trusis.server.bodylimit import BodyLimit
 from trusis.server.cluster.node import instance
 from trusis.server.config import Settings, private_sqlite, secret_key
+from trusis.server.endcache import EndCache
 from trusis.server.errors import LobbyError
 from trusis.server.guard import Guard, csp
 from trusis.server.hub import Hub
@@ -32,6 +35,7 @@ from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
 from trusis.server.options import TableOptions
 from trusis.server.protocol import schema
+from trusis.server.quota import Quota
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Store
 from trusis.stats.display import _words
@@ -63,6 +67,12 @@ async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if not request.url.path.startswith("/api/"):
         return await http_exception_handler(request, exc)
+    if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+        # FastAPI's answer to JSON it could not read but for a syntax error: nested too
+        # deep for the parser (RecursionError). A body that does not fit, as any other.
+        return JSONResponse({"code": "bad_request", "params": {"field": "body"},
+                             "message": "body: JSON nested too deeply to be read"},
+                            status_code=422)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     return JSONResponse({"code": code, "params": {"path": request.url.path},
                          "message": str(exc.detail)}, status_code=exc.status_code,
@@ -93,10 +103,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                       settings.token_days)
         app.state.accounts = Accounts(store, app.state.identity)
         app.state.sessions = sessions.Sessions(store, hub)
-        app.state.balance = Balance(settings.balance_games)
+        app.state.balance = Balance(settings.balance_games, settings.limits)
+        app.state.quota = Quota(settings.limits, hub)
+        chatcap.LIMITS = settings.limits
+        app.state.ends = EndCache(settings.limits.summaries_cached)
         if settings.metrics_port is not None or settings.metrics_token:
             app.state.figures = metrics.start(hub, store, app.state.lag)
         await hub.restore()
+        app.state.quota.start()
         # What start-up built lives as long as the process: keep it out of the collector's
         # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py).
         gc.collect()
@@ -111,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             metrics.stop()
             await app.state.lag.stop()
+            await app.state.quota.stop()
             await hub.close()
             app.state.balance.close()
             await store.close()
@@ -123,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   # text/plain without asking, never application/json (guard.py).
                   strict_content_type=True)
     app.state.settings = settings
+    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
     app.include_router(lobby.router)
     app.include_router(people.router)
     app.include_router(sessions.router)
@@ -175,17 +191,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             custom = data.get("custom") if isinstance(data, dict) else None
             if custom is not None and not isinstance(custom, dict):
                 raise ValueError
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
             raise LobbyError(422, "bad_set", "set is JSON: {\"standard\": true} or "
-                                             "{\"custom\": {...}}") from None
+                                             "{\"custom\": {...}}", field="set") from None
         options = TableOptions(seats=players, custom=custom)
         try:
             options.check()
         except SetupError as err:
             raise setup_refusal(err) from None
-        except (TypeError, ValueError):
-            raise LobbyError(422, "bad_set", "role counts are whole numbers") from None
-        estimate: dict[str, Any] = request.app.state.balance.get(players, options.custom)
+        except (TypeError, ValueError, RecursionError):
+            raise LobbyError(422, "bad_set", "role counts are whole numbers",
+                             field="set") from None
+        estimate: dict[str, Any] = request.app.state.balance.get(
+            players, options.custom, client_address(request))
         return JSONResponse(estimate)
 
     folder = web_folder()

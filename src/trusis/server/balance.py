@@ -1,9 +1,12 @@
 """The balance lab's estimate for a table being created, off the request path.
 
 Each team's chances for a set at a table size, from games of heuristic bots
-(the lab's `trusis simulate`). Computing one takes seconds, so the first
-request starts it in a worker process and answers `pending`; the client asks
-again, and the cached estimate comes back at once from then on.
+(the lab's `trusis simulate`). The standard set's estimates at every size are
+computed ahead and shipped (balance_standard.json, tools/balance_standard.py),
+so a host choosing a size never waits. Any other set takes seconds of CPU: the
+first request starts it in a worker process and answers `pending`; the client
+asks again, and the cached estimate comes back at once from then on. The queue
+and the cache are bounded (limits.py): one visitor cannot keep the worker busy.
 """
 
 from __future__ import annotations
@@ -11,13 +14,19 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+from collections import OrderedDict
 from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from trusis.lab.simulate import plan, run_job, tally
 from trusis.rules.roles import TEAMS
+from trusis.server.errors import LobbyError
+from trusis.server.limits import Limits, too_many
 
 BOTS = dict.fromkeys(TEAMS, "heuristic")
+STANDARD_FILE = str(Path(__file__).with_name("balance_standard.json"))
+"""The standard set's estimates at every size, computed ahead (tools/balance_standard.py)."""
 
 
 def estimate(players: int, custom: dict[str, int] | None, games: int) -> dict[str, Any]:
@@ -28,14 +37,35 @@ def estimate(players: int, custom: dict[str, int] | None, games: int) -> dict[st
             "ci95": summary["ci95"], "avg_days": summary["avg_days"]}
 
 
-class Balance:
-    """Estimates by (size, set), each computed once per process."""
+def standard_estimates(games: int) -> dict[str, dict[str, Any]]:
+    """The shipped estimates of the standard set, by key, if made with `games` games."""
+    try:
+        data = json.loads(Path(STANDARD_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("games") != games:
+        return {}
+    return {key_of(int(n), None): found for n, found in data["standard"].items()}
 
-    def __init__(self, games: int, executor: Executor | None = None) -> None:
+
+def key_of(players: int, custom: dict[str, int] | None) -> str:
+    return json.dumps([players, custom], sort_keys=True)
+
+
+class Balance:
+    """Estimates by (size, set): the standard set's shipped, the others computed once per
+    process in one worker, at most `limits.balance_jobs` waiting or running (and
+    `balance_jobs_per_address` for one address), the last `balance_cache` kept."""
+
+    def __init__(self, games: int, limits: Limits | None = None,
+                 executor: Executor | None = None) -> None:
         self.games = games
+        self.limits = limits or Limits()
         self.executor = executor
-        self.done: dict[str, dict[str, Any]] = {}
+        self.standard = standard_estimates(games)
+        self.done: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.running: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.asked: dict[str, str] = {}  # estimate under way -> the address that asked first
 
     def _pool(self) -> Executor:
         if self.executor is None:
@@ -46,23 +76,47 @@ class Balance:
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self.executor
 
-    def get(self, players: int, custom: dict[str, int] | None) -> dict[str, Any]:
-        """The estimate if ready, else `pending` (and the computation is under way)."""
-        key = json.dumps([players, custom], sort_keys=True)
-        if key in self.done:
-            return {"status": "ready", **self.done[key]}
+    def get(self, players: int, custom: dict[str, int] | None,
+            address: str = "") -> dict[str, Any]:
+        """The estimate if ready, else `pending` (and the computation is under way); a
+        429 or 503 when this address, or everybody, already waits for enough of them."""
+        key = key_of(players, custom)
+        found = self.standard.get(key) or self.done.get(key)
+        if found is not None:
+            if key in self.done:
+                self.done.move_to_end(key)
+            return {"status": "ready", **found}
         if key not in self.running:
+            self._admit(address)
             loop = asyncio.get_running_loop()
             future = loop.run_in_executor(self._pool(), estimate, players, custom, self.games)
             self.running[key] = future
+            self.asked[key] = address
 
             def finished(f: asyncio.Future[dict[str, Any]]) -> None:
                 self.running.pop(key, None)
+                self.asked.pop(key, None)
                 if not f.cancelled() and f.exception() is None:
                     self.done[key] = f.result()
+                    while len(self.done) > max(1, self.limits.balance_cache):
+                        self.done.popitem(last=False)
 
             future.add_done_callback(finished)
         return {"status": "pending", "games": self.games}
+
+    def _admit(self, address: str) -> None:
+        """Room for one more estimate: the address's share first, then the process's."""
+        mine = sum(1 for a in self.asked.values() if a == address)
+        cap = self.limits.balance_jobs_per_address
+        if cap and mine >= cap:
+            raise too_many("balance_busy", "an estimate you asked for is still being "
+                           "computed: wait for it before asking for another", 30, limit=cap)
+        cap = self.limits.balance_jobs
+        if cap and len(self.running) >= cap:
+            error = LobbyError(503, "balance_busy", "the balance lab is busy with other "
+                               "estimates: try again in a minute", limit=cap)
+            error.headers = {"Retry-After": "60"}
+            raise error
 
     def close(self) -> None:
         """Stop the worker now: an estimate under way is not worth waiting for."""

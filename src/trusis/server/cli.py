@@ -65,6 +65,10 @@ def serve_command(
     log_format: Annotated[LogFormat, typer.Option(
         "--log-format", help="text: lines for people (default); json: one JSON object a "
                              "line, with the request, table and seat ids.")] = "text",
+    limit: Annotated[list[str] | None, typer.Option(
+        "--limit", help="A limit per player or per address, NAME=VALUE (0: off), e.g. "
+                        "guests_per_address_hour=60; also TRUSIS_LIMIT_NAME. Every limit "
+                        "is in docs/deploy.md, \"Running in public\".")] = None,
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
     url = database or default_database_url()
@@ -74,6 +78,12 @@ def serve_command(
                         secure_cookies=secure_cookies)
     if node:
         settings.node = node[:64]
+    for item in limit or ():
+        name, _, value = item.partition("=")
+        try:
+            settings.limits.set(name.strip(), value.strip())
+        except ValueError as err:
+            raise typer.BadParameter(str(err), param_hint="--limit") from None
     if redis and not settings.database_url.startswith("postgresql"):
         raise typer.BadParameter(
             "several processes share one PostgreSQL database: give --database "

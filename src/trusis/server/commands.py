@@ -17,7 +17,7 @@ from typing import Any
 
 from trusis.rules.actions import REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
-from trusis.server import metrics
+from trusis.server import chatcap, metrics
 from trusis.server.protocol import ActionIn
 from trusis.server.room import Room
 
@@ -77,6 +77,8 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
         reply = refusal(room, code, {}, lang)
     elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
         reply = refusal(room, "unknown_action", {"do": given.do}, lang)
+    elif (capped := chatcap.refusal(room, seat, given.do)) is not None:  # D21
+        reply = refusal(room, *capped, lang)
     elif not room.allowed(player_id, Action(given.do)):
         reply = refusal(room, "rate_limited", {}, lang)
         if (figures := metrics.FIGURES) is not None:

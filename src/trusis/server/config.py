@@ -13,6 +13,8 @@ from pathlib import Path
 import platformdirs
 from sqlalchemy.engine import make_url
 
+from trusis.server.limits import Limits
+
 APP_NAME = "trusis"
 
 
@@ -126,6 +128,8 @@ class Settings:
     """Serve `/metrics` (Prometheus) on this port of its own, and nothing else there."""
     metrics_token: str = ""
     """Serve `/metrics` on the main port too, to whoever sends this bearer token."""
+    limits: Limits = field(default_factory=Limits.from_env)
+    """What one player or one address may use (limits.py; `--limit`, `TRUSIS_LIMIT_*`)."""
 
     def __post_init__(self) -> None:
         self.database_url = normalise_database_url(self.database_url)

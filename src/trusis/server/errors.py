@@ -14,6 +14,7 @@ class LobbyError(Exception):
         self.code = code
         self.message = message
         self.params = params
+        self.headers: dict[str, str] = {}  # e.g. a 429's Retry-After (limits.py)
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "params": self.params, "message": self.message}

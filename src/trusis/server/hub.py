@@ -21,6 +21,7 @@ from trusis.server.cluster.node import Node
 from trusis.server.commands import command, refusal
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
+from trusis.server.limits import EXPIRED, expired_table
 from trusis.server.options import TableOptions
 from trusis.server.protocol import ActionIn
 from trusis.server.restore import load_room, record_of
@@ -146,6 +147,8 @@ class Hub(Seating):
             row = await self.store.table_row(table_id)
             if row is None:
                 raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+            if row["status"] == EXPIRED:  # an open table nobody came to (quota.py)
+                raise expired_table(table_id)
             if self.cluster is not None:  # owned here from now on, or followed
                 room = await self.cluster.open(table_id)
                 if room.owned and room.status == "finished":

@@ -20,8 +20,8 @@ from fastapi import Request, Response
 from itsdangerous import BadSignature, URLSafeSerializer
 from starlette.requests import HTTPConnection
 
-from trusis.rules.actions import clean_line
 from trusis.server.errors import LobbyError
+from trusis.server.names import player_name
 from trusis.server.store import Player, Store, TokenOwner, new_id
 
 COOKIE = "trusis_session"
@@ -35,16 +35,9 @@ _OWNER = "trusis.owner"  # the request's owner, looked up once per request
 
 
 def guest_name(raw: object) -> str:
-    """A name cleaned as chat is (D9), 1 to 32 characters."""
-    if type(raw) is not str:
-        raise LobbyError(422, "bad_name", "a name is text")
-    name = clean_line(raw, NAME_LIMIT)
-    if name is None:
-        raise LobbyError(422, "name_too_long", f"a name has at most {NAME_LIMIT} characters",
-                         limit=NAME_LIMIT)
-    if not name:
-        raise LobbyError(422, "empty_name", "choose a name")
-    return name
+    """A name cleaned as chat is (D9), 1 to 32 characters, visible, not a seat's label
+    (D20, names.py)."""
+    return player_name(raw)
 
 
 def seat_token_refusal() -> LobbyError:

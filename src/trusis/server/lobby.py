@@ -16,6 +16,8 @@ from trusis.bots.registry import DEFAULT_BOT
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps
+from trusis.server.address import client_address
+from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
 from trusis.server.hub import bot_kinds
 from trusis.server.models import (
@@ -28,10 +30,13 @@ from trusis.server.models import (
     SetCheckIn,
     TableIn,
 )
+from trusis.server.names import player_name, table_name
 from trusis.server.options import TableOptions
+from trusis.server.quota import quota
 from trusis.server.room import Room
 from trusis.server.seating import setup_refusal
 from trusis.stats.scoring import score
+from trusis.table.record import Record
 from trusis.table.summary import summary
 from trusis.table.table import Table
 
@@ -60,6 +65,7 @@ async def health(request: Request) -> Response:
 @router.post("/guest")
 async def guest(body: GuestIn, request: Request, response: Response) -> dict[str, Any]:
     """Sign in as a guest with a name: a cookie for the browser, a token for programs."""
+    quota(request).new_guest(client_address(request))
     player, token = await deps.identity(request).new_guest(body.name, response)
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind},
             "token": token}
@@ -99,8 +105,11 @@ async def tables(request: Request) -> dict[str, Any]:
 @router.post("/tables", status_code=201)
 async def create_table(body: TableIn, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
-    name = body.name.strip()[:80] or "Trusis"
-    room = await deps.hub(request).create(player, name, body.options())
+    name = table_name(body.name)  # D9, D20
+    address = client_address(request)
+    with quota(request).opening(player.id, address):
+        room = await deps.hub(request).create(player, name, body.options())
+        quota(request).table_created(room, address)
     return room.info(player.id)
 
 
@@ -155,7 +164,7 @@ async def program_seat(table_id: str, seat: int, body: ProgramIn,
     """The host hands a seat to a program: the token it plays that seat with."""
     player = await deps.identity(request).player(request)
     room = await deps.hub(request).room(table_id, player.id)
-    name = body.name.strip()[:32] or "Program"
+    name = player_name(body.name)  # D9, D20
     number, token = await deps.hub(request).program_seat(room, player, seat, name)
     return {"seat": number, "token": token, "table": room.info(player.id)}
 
@@ -212,12 +221,20 @@ async def record(table_id: str, request: Request,
 @router.get("/tables/{table_id}/summary")
 async def end_screen(table_id: str, request: Request,
                      invite: str | None = Query(None, max_length=64),
-                     lang: str = Query("en", max_length=5)) -> dict[str, Any]:
+                     lang: str = Query("en", max_length=5)) -> Response:
     """The end screen: roles, vote grid, night timeline and statistics (R62 order, "-")."""
     room, _viewer_id = await _room(request, table_id, invite)
-    record_ = await deps.hub(request).record(room)
-    table_ = Table.from_record(record_)
     lang = lang if lang in LANGUAGES else "en"
+    key = ("summary", room.id, version(room), lang)
+    found = ends(request).hit(key)
+    if found is None:  # built once, in a thread (endcache.py)
+        record_ = await deps.hub(request).record(room)
+        found = await ends(request).build(key, lambda: _end_screen(record_, lang))
+    return found
+
+
+def _end_screen(record_: Record, lang: str) -> dict[str, Any]:
+    table_ = Table.from_record(record_)
     stats = score(record_)
     data = summary(table_)
     players = sorted(stats.players)
@@ -235,4 +252,4 @@ async def end_screen(table_id: str, request: Request,
 
 def lobby_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, LobbyError)
-    return JSONResponse(exc.body(), status_code=exc.status)
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers or None)

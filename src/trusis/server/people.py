@@ -18,6 +18,7 @@ from sqlalchemy import insert, select
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps, schema
 from trusis.server.address import client_address
+from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
 from trusis.server.personal import DELETED_NAME, forget_player, player_data
@@ -78,17 +79,24 @@ async def board(request: Request) -> dict[str, Any]:
 @router.get("/tables/{table_id}/replay")
 async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=10**6),
                  seat: int | None = Query(None, ge=1, le=100),
-                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+                 invite: str | None = Query(None, max_length=64)) -> Response:
     """A finished game as `seat` saw it after its `step`-th event, or (no seat) with
     everything revealed, one action per step."""
     hub = deps.hub(request)
     owner = await deps.identity(request).owner(request)
     room = await hub.room(table_id, owner.player.id if owner else None, invite)
-    # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
-    record = await hub.players_record(room, owner.player.id if owner else None)
-    if seat is not None and seat > len(record.players):
-        raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-    return replay_step(record, seat, step)
+    viewer = owner.player.id if owner else None
+    mine = tuple(sorted(n for n, s in room.seats.items()
+                        if viewer is not None and s.player_id == viewer))
+    key = ("replay", room.id, version(room), mine, seat, step)
+    found = ends(request).hit(key)
+    if found is None:  # built once, in a thread (endcache.py)
+        # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
+        record = await hub.players_record(room, viewer)
+        if seat is not None and seat > len(record.players):
+            raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
+        found = await ends(request).build(key, lambda: replay_step(record, seat, step))
+    return found
 
 
 @router.post("/tables/{table_id}/reports", status_code=201)

@@ -14,6 +14,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from trusis.server import schema
+from trusis.stats.declaration import shipped_declaration
 
 DELETED_NAME = "Deleted player"
 
@@ -36,11 +37,20 @@ async def player_data(engine: AsyncEngine, player_id: str) -> dict[str, Any] | N
         return {
             "player": {k: v for k, v in dict(me).items() if k != "password_hash"},
             "seats": [dict(x) for x in seats.all()],
-            "games": [dict(x) for x in games.all()],
+            "games": [_shown(dict(x)) for x in games.all()],
             "actions": [{**dict(x), "data": json.loads(x["data"])} for x in acts.all()],
             "reports_filed": [dict(x) for x in filed.all()],
             "staff_roles": [dict(x) for x in held.all()],
         }
+
+
+def _shown(game: dict[str, Any]) -> dict[str, Any]:
+    """A game of yours as you may see it: the table's statistics everyone may see, not
+    the limited ones (the whole table's private messages: R50, D16)."""
+    limited = {str(s.id) for s in shipped_declaration().table if s.limited}
+    stats = json.loads(game["table_stats"])
+    game["table_stats"] = json.dumps({k: v for k, v in stats.items() if k not in limited})
+    return game
 
 
 async def forget_player(engine: AsyncEngine, player_id: str) -> bool:

@@ -41,6 +41,7 @@ log = logging.getLogger("trusis.server")
 EVENTS_KEPT_FOR_CATCH_UP = 2000
 """A client further behind than this gets a fresh snapshot instead of the events."""
 ANSWERS_KEPT = 5000
+TABLE_COALESCE_SECONDS = 0.1  # joins and parts this close share one `table` message
 
 
 @dataclass
@@ -85,6 +86,7 @@ class Room:
     shared: tuple[frozenset[int], int] | None = None
     """Follower: the connected seats and spectators of every process, as the owner says."""
     advanced: asyncio.Event = field(default_factory=asyncio.Event)  # a follower moved on
+    table_due: asyncio.TimerHandle | None = None  # a coalesced `table` message (table_soon)
 
     # -- lobby facts ----------------------------------------------------------
 
@@ -140,7 +142,8 @@ class Room:
         self.clients.add(client)
         if client.seat is not None:
             self.away.pop(client.seat, None)
-        self.broadcast_table()
+        client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+        self.table_soon()  # the others: one message for every join close together
         if self.on_clients is not None:
             self.on_clients(self)
 
@@ -149,7 +152,7 @@ class Room:
         seat = client.seat
         if seat is not None:
             self.gone(seat)
-        self.broadcast_table()
+        self.table_soon()
         if self.on_clients is not None:
             self.on_clients(self)
 
@@ -158,6 +161,17 @@ class Room:
         if self.owned and self.status == "running" and not self.connected(seat):
             self.away.setdefault(seat, time.time())  # shown as disconnected
             self.wake.set()
+
+    def table_soon(self) -> None:
+        """One `table` message for the joins and parts within TABLE_COALESCE_SECONDS: one
+        per join, to every client, would make n joins cost n² messages."""
+        if self.table_due is None:
+            self.table_due = asyncio.get_running_loop().call_later(
+                TABLE_COALESCE_SECONDS, self._table_due)
+
+    def _table_due(self) -> None:
+        self.table_due = None
+        self.broadcast_table()
 
     def broadcast_table(self) -> None:
         for client in list(self.clients):

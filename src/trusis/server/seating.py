@@ -17,6 +17,7 @@ from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person
+from trusis.server.names import refuse_lookalike, skeleton
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Player, Store, new_id
@@ -64,6 +65,9 @@ class Seating:
             if current is not None and (seat is None or seat == current):
                 return current
             number = self._free_number(room, seat)
+            await self._rename_bots_like(room, player.name)
+            refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
+                                           if n != current))  # D20
             if current is not None:
                 del room.seats[current]
                 await self.store.free_seat(room.id, current, room.fence)
@@ -83,9 +87,19 @@ class Seating:
             await self.store.free_seat(room.id, current, room.fence)
         room.broadcast_table()
 
-    def bot_name(self, room: Room) -> str:
-        taken = {s.name for s in room.seats.values()}
-        names = [n for n in BOT_NAMES if n not in taken] or [f"Bot {len(taken) + 1}"]
+    async def _rename_bots_like(self, room: Room, name: str) -> None:
+        """A bot whose name looks like a person's who sits down takes another (D20): the
+        person keeps their name, bots have no stake in theirs."""
+        for number, held in room.seats.items():
+            if held.kind == "bot" and skeleton(held.name) == skeleton(name):
+                held.name = self.bot_name(room, name)
+                await self.store.set_seat(room.id, number, "bot", held.name, None,
+                                          held.bot_kind, room.fence)
+
+    def bot_name(self, room: Room, also: str = "") -> str:
+        taken = {skeleton(s.name) for s in room.seats.values()} | {skeleton(also)}  # D20
+        names = [n for n in BOT_NAMES if skeleton(n) not in taken] or \
+            [f"Bot {len(taken) + 1}"]
         return random.SystemRandom().choice(names)
 
     async def _add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
@@ -116,6 +130,7 @@ class Seating:
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
+        refuse_lookalike(name, (s.name for s in room.seats.values()))  # D20
         program = await self.store.new_player(name, "program")
         async with room.lock:
             self._open(room)
@@ -200,6 +215,8 @@ class Seating:
         if room.seat_of(player.id) is not None:
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
+        refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
+                                       if n != seat))  # D20
         del room.claims[code]
         if not await hand_to_person(room, seat, player.id, player.name):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)

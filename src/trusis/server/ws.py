@@ -16,13 +16,16 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from trusis.server import logs
+from trusis.server.address import client_address
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
 from trusis.server.hub import Hub
 from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
+from trusis.server.quota import quota
 from trusis.server.room import Room
+from trusis.server.store import TokenOwner
 
 log = logging.getLogger("trusis.server")
 router = APIRouter()
@@ -79,6 +82,21 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     except LobbyError:
         await _turn_away(websocket, 4404, "no such table")
         return
+    counts = quota(websocket)
+    address = client_address(websocket)
+    refused = counts.socket_refusal(table_id, owner.player.id, address)
+    if refused is not None:
+        await _turn_away(websocket, 4429, refused)
+        return
+    try:
+        await _session(websocket, hub, room, owner)
+    finally:
+        counts.socket_closed(table_id, owner.player.id, address)
+
+
+async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner) -> None:
+    """One connection, from its `hello` to its close."""
+    app = websocket.app
     await websocket.accept(subprotocol(websocket))
     try:
         raw = await asyncio.wait_for(websocket.receive_text(), HELLO_SECONDS)

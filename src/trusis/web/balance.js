@@ -31,7 +31,15 @@ export class Balance {
     try {
       data = await get(`/api/balance?players=${players}&set=${encodeURIComponent(setParam)}`);
     } catch (err) {
-      if (key === this.key) this.draw({ status: "failed", error: err });
+      if (key !== this.key) return;
+      if (err?.code === "balance_busy" && attempt < 120) {
+        // The server computes a few custom estimates at a time (docs/deploy.md): this one
+        // waits its turn, still shown as under way.
+        this.draw({ status: "pending" });
+        this.timer = setTimeout(() => this.poll(key, players, setParam, attempt + 1), 5000);
+        return;
+      }
+      this.draw({ status: "failed", error: err });
       return;
     }
     if (key !== this.key) return;

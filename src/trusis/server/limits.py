@@ -1,0 +1,116 @@
+"""What one visitor may use: the limits per player and per address, and their settings.
+
+Each limit is generous enough that a real group never meets it (10 friends behind
+one address, 30 seats, a long chat after the end) and small enough that one script
+cannot fill the server. Every limit is a setting (`trusis serve --limit NAME=VALUE`,
+or the environment variable `TRUSIS_LIMIT_NAME`), documented in docs/deploy.md
+("Running in public"), and every refusal is a `LobbyError` in the API's shape with
+a sentence a person understands (429 with `Retry-After`, 413, 503). A limit set
+to 0 is off.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, fields
+
+from trusis.server.errors import LobbyError
+from trusis.server.ratelimit import Bucket
+
+ENV_PREFIX = "TRUSIS_LIMIT_"
+KEYS_KEPT = 100_000
+"""Addresses remembered at once by a per-address budget (the oldest forgotten first)."""
+
+
+@dataclass
+class Limits:
+    """Every limit, with its default (docs/deploy.md says why each is what it is)."""
+
+    body_bytes: int = 64 * 1024
+    """The largest request body read; the lobby's largest real one is under 2 KiB."""
+    guests_per_address_hour: int = 60
+    """Guest identities one address may create in an hour (a burst of that many, then
+    one a minute)."""
+    open_tables_per_player: int = 5
+    """Tables not yet started that one player hosts at once."""
+    open_tables_per_address: int = 30
+    """Tables not yet started that players of one address host at once."""
+    abandoned_seconds: float = 1800.0
+    """An open table that nobody has been connected to for this long is closed."""
+    sockets_per_table: int = 8
+    """WebSockets one identity holds to one table (tabs, devices, reconnects)."""
+    sockets_per_address: int = 300
+    """WebSockets one address holds to the whole server."""
+    balance_jobs: int = 4
+    """Balance estimates waiting or running in this process at once."""
+    balance_jobs_per_address: int = 1
+    """Balance estimates one address may have waiting or running at once."""
+    balance_cache: int = 256
+    """Balance estimates of custom sets kept in memory (the standard set's are shipped)."""
+    chat_after_end_per_seat: int = 300
+    """Messages one seat may send after the game has ended."""
+    chat_after_end_per_game: int = 3000
+    """Messages all seats together may send after the game has ended."""
+    summaries_cached: int = 100
+    """Finished games whose replay and end screen are kept built in memory."""
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        limits = cls()
+        for item in fields(cls):
+            raw = os.environ.get(ENV_PREFIX + item.name.upper())
+            if raw is not None and raw.strip():
+                limits.set(item.name, raw)
+        return limits
+
+    def set(self, name: str, raw: str) -> None:
+        """One limit from text (`--limit name=value`); a ValueError names what is wrong."""
+        known = {f.name: f for f in fields(self)}
+        if name not in known:
+            raise ValueError(f"no limit {name!r}; the limits are: {', '.join(known)}")
+        kind = float if known[name].type in ("float", float) else int
+        value = kind(raw)
+        if value < 0:
+            raise ValueError(f"{name} is at least 0")
+        setattr(self, name, value)
+
+
+EXPIRED = "expired"
+"""The stored status of an open table closed because nobody was at it (quota.py)."""
+
+
+def expired_table(table_id: str) -> LobbyError:
+    return LobbyError(410, "table_expired", "this table was closed because nobody was at it "
+                      "for a long time: create a new one", table=table_id)
+
+
+def too_many(code: str, message: str, retry_after: float, **params: object) -> LobbyError:
+    """A 429 that says when to try again (`Retry-After`, whole seconds)."""
+    error = LobbyError(429, code, message, **params)
+    error.headers = {"Retry-After": str(max(1, round(retry_after)))}
+    return error
+
+
+class PerAddress:
+    """A token bucket per address: `capacity` at once, refilled over `period` seconds."""
+
+    def __init__(self, capacity: int, period: float) -> None:
+        self.capacity = capacity
+        self.period = period
+        self.buckets: OrderedDict[str, Bucket] = OrderedDict()
+
+    def take(self, address: str) -> float:
+        """0 when allowed (and counted); else the seconds until one more is."""
+        if self.capacity <= 0:
+            return 0.0
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            bucket = self.buckets[address] = Bucket(self.capacity,
+                                                    self.capacity / self.period)
+            while len(self.buckets) > KEYS_KEPT:
+                self.buckets.popitem(last=False)
+        self.buckets.move_to_end(address)
+        if bucket.take():
+            return 0.0
+        return (1 - max(0.0, bucket.tokens)) / bucket.per_second

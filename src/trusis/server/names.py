@@ -1,0 +1,123 @@
+"""Names that cannot pass for someone else: table names, program seats and players.
+
+Every name is cleaned as D9 says (rules/actions.clean_line: control and format
+characters — right-to-left overrides, zero-width characters, line breaks — become
+spaces). Then the server refuses what D9's cleaning lets through but a person
+cannot see or tell apart (D20 in docs/rules.md):
+
+- invisible fillers, letters that render as nothing (U+3164 HANGUL FILLER, U+2800
+  BRAILLE PATTERN BLANK, …), and a name with no visible character at all;
+- a player's name that looks like a seat's label ("seat 3", "Siège 3");
+- at one table, a name confusable with another seat's ("Воb" in Cyrillic beside
+  "Bob", "BOB" beside "Bob"): compared by their Unicode confusable skeletons
+  (UTS #39, from the data of `confusable_homoglyphs`), case folded.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+
+from confusable_homoglyphs.confusables import confusables_data
+
+from trusis.rules.actions import clean_line
+from trusis.server.errors import LobbyError
+
+PLAYER_NAME = 32
+TABLE_NAME = 80
+
+FILLERS = frozenset(
+    "\u115f\u1160\u3164\uffa0"  # Hangul fillers: letters that show nothing
+    "\u2800"  # BRAILLE PATTERN BLANK
+    "\u034f\u17b4\u17b5"  # the combining grapheme joiner, Khmer inherent vowels
+    "\u180b\u180c\u180d\u180f" + "".join(chr(c) for c in range(0xFE00, 0xFE10))  # selectors
+    + "".join(chr(c) for c in range(0xE0100, 0xE01F0))
+)
+"""Characters that D9's cleaning keeps (they count as printable) but that show nothing:
+Unicode's default-ignorable letters and marks, and the blank braille cell."""
+
+SEAT_WORDS = ("seat", "siège", "posto", "sedia", "place")
+"""The words the clients and records name a seat by, in every language (seat_label)."""
+
+
+def _strip(text: str) -> str:
+    return text.strip("\u200e\u200f")  # the data wraps right-to-left letters in marks
+
+
+@cache
+def prototype(char: str) -> str:
+    """The character `char` is confusable with, as UTS #39 names the group's prototype
+    (the data maps a member to its prototype, and a prototype to its members)."""
+    entries = confusables_data.get(char)
+    if not entries or len(entries) != 1:
+        return char
+    target = _strip(entries[0]["c"])
+    back = confusables_data.get(target, [])
+    if len(back) == 1 and _strip(back[0]["c"]) == char:  # two-member group: one for both
+        return min(char, target)
+    return target
+
+
+def _mapped(text: str) -> str:
+    return unicodedata.normalize("NFD", "".join(
+        prototype(c) for c in unicodedata.normalize("NFD", text)))
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: confusable characters folded to one, case folded, spaces
+    dropped; two names with the same skeleton are refused side by side."""
+    return "".join(_mapped(_mapped(name).casefold()).split())
+
+
+@cache
+def _seat_labels() -> frozenset[str]:
+    return frozenset(skeleton(f"{word} {n}") for word in SEAT_WORDS for n in range(1, 101))
+
+
+def _visible(name: str, field: str) -> None:
+    hidden = next((c for c in name if c in FILLERS), None)
+    if hidden is not None:
+        raise LobbyError(422, "invisible_name", "a name cannot hold characters that show "
+                         f"nothing (U+{ord(hidden):04X})", field=field,
+                         character=f"U+{ord(hidden):04X}")
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in name):
+        raise LobbyError(422, "invisible_name", "a name needs at least one visible letter, "
+                         "digit or sign", field=field)
+
+
+def clean(raw: object, limit: int, field: str) -> str:
+    """A name cleaned as D9 says, 1 to `limit` characters, with something visible in it."""
+    if type(raw) is not str:
+        raise LobbyError(422, "bad_name", "a name is text", field=field)
+    name = clean_line(raw, limit)
+    if name is None:
+        raise LobbyError(422, "name_too_long", f"a name has at most {limit} characters",
+                         limit=limit, field=field)
+    if not name:
+        raise LobbyError(422, "empty_name", "choose a name", field=field)
+    _visible(name, field)
+    return name
+
+
+def player_name(raw: object, field: str = "name") -> str:
+    """A player's or a program seat's name: cleaned, visible, and not a seat's label."""
+    name = clean(raw, PLAYER_NAME, field)
+    if skeleton(name) in _seat_labels():
+        raise LobbyError(422, "name_like_seat", f"{name!r} looks like a seat's label: "
+                         "choose another name", field=field, name=name)
+    return name
+
+
+def table_name(raw: object) -> str:
+    return clean(raw, TABLE_NAME, "name")
+
+
+def refuse_lookalike(name: str, others: Iterable[str]) -> None:
+    """At one table: a name that looks like another seat's is refused (D20)."""
+    mine = skeleton(name)
+    for other in others:
+        if skeleton(other) == mine:
+            raise LobbyError(409, "name_confusable", f"{name!r} looks too much like "
+                             f"{other!r}, who is already at this table: to sit here, "
+                             "choose another name", name=name, other=other)

@@ -1,0 +1,184 @@
+"""Who may open what: guests, open tables and WebSockets per player and per address,
+and the closing of open tables that everybody abandoned.
+
+The counts are this process's (with several processes each keeps its own, which
+a load balancer spreading one address over N processes multiplies by at most N).
+The numbers are `Limits` (limits.py); every refusal says what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from typing import TypeVar
+
+from sqlalchemy import update
+from starlette.requests import HTTPConnection
+
+from trusis.server import schema
+from trusis.server.hub import Hub
+from trusis.server.limits import EXPIRED, Limits, PerAddress, too_many
+from trusis.server.room import Room
+
+log = logging.getLogger("trusis.server")
+K = TypeVar("K")
+
+
+def quota(connection: HTTPConnection) -> Quota:
+    """The app's quota (set at start-up, app.lifespan)."""
+    found: Quota = connection.app.state.quota
+    return found
+
+
+def _count(counts: dict[K, int], key: K, step: int) -> None:
+    value = counts.get(key, 0) + step
+    if value > 0:
+        counts[key] = value
+    else:
+        counts.pop(key, None)
+
+
+class Quota:
+    """The per-player and per-address counts of one process."""
+
+    def __init__(self, limits: Limits, hub: Hub) -> None:
+        self.limits = limits
+        self.hub = hub
+        self.guests = PerAddress(limits.guests_per_address_hour, 3600.0)
+        self.sockets: dict[str, int] = {}
+        """Open WebSockets by address."""
+        self.per_table: dict[tuple[str, str], int] = {}
+        """Open WebSockets by (player, table)."""
+        self.creating: dict[str, int] = {}
+        """Tables being created, by host and by address (`opening`)."""
+        self.opened: dict[str, str] = {}
+        """Open tables created here: table id -> its creator's address."""
+        self.seen: dict[str, float] = {}
+        """Open tables: when somebody was last connected to each (or it was created)."""
+        self.task: asyncio.Task[None] | None = None
+
+    # -- guests ------------------------------------------------------------------
+
+    def new_guest(self, address: str) -> None:
+        wait = self.guests.take(address)
+        if wait:
+            raise too_many("too_many_guests", "too many new names from your address in the "
+                           "last hour: keep the name you have, or try again later",
+                           wait, limit=self.limits.guests_per_address_hour)
+
+    # -- open tables -------------------------------------------------------------
+
+    def _open_rooms(self) -> list[Room]:
+        return [r for r in self.hub.rooms.values() if r.status == "open"]
+
+    @contextlib.contextmanager
+    def opening(self, player_id: str, address: str) -> Iterator[None]:
+        """Around a table's creation: refused if the host, or the host's address, has
+        enough open tables — those being created counted too, so that simultaneous
+        requests cannot all pass the check before any of them is counted."""
+        rooms = self._open_rooms()
+        open_ids = {r.id for r in rooms}
+        for table_id in [t for t in self.opened if t not in open_ids]:
+            del self.opened[table_id]
+        mine = sum(1 for r in rooms if r.host_id == player_id) + \
+            self.creating.get(player_id, 0)
+        cap = self.limits.open_tables_per_player
+        if cap and mine >= cap:
+            raise too_many("too_many_open_tables", f"you already host {mine} tables that have "
+                           "not started: start or leave one before opening another",
+                           60, limit=cap)
+        here = sum(1 for a in self.opened.values() if a == address) + \
+            self.creating.get(address, 0)
+        cap = self.limits.open_tables_per_address
+        if cap and here >= cap:
+            raise too_many("too_many_open_tables", f"{here} tables that have not started "
+                           "were opened from your address: start one of them first",
+                           60, limit=cap)
+        _count(self.creating, player_id, 1)
+        _count(self.creating, address, 1)
+        try:
+            yield
+        finally:
+            _count(self.creating, player_id, -1)
+            _count(self.creating, address, -1)
+
+    def table_created(self, room: Room, address: str) -> None:
+        self.opened[room.id] = address
+        self.seen[room.id] = time.time()
+
+    # -- WebSockets --------------------------------------------------------------
+
+    def socket_refusal(self, table_id: str, player_id: str, address: str) -> str | None:
+        """Why this connection is one too many (the close reason), or None: then it is
+        counted until `socket_closed`."""
+        cap = self.limits.sockets_per_table
+        if cap and self.per_table.get((player_id, table_id), 0) >= cap:
+            return f"too many connections of yours to this table (at most {cap})"
+        cap = self.limits.sockets_per_address
+        if cap and self.sockets.get(address, 0) >= cap:
+            return f"too many connections from your address (at most {cap})"
+        _count(self.sockets, address, 1)
+        _count(self.per_table, (player_id, table_id), 1)
+        return None
+
+    def socket_closed(self, table_id: str, player_id: str, address: str) -> None:
+        _count(self.sockets, address, -1)
+        _count(self.per_table, (player_id, table_id), -1)
+
+    # -- abandoned tables --------------------------------------------------------
+
+    def start(self) -> None:
+        if self.limits.abandoned_seconds > 0:
+            self.task = asyncio.create_task(self._sweeping(), name="quota sweep")
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def _sweeping(self) -> None:
+        period = min(60.0, max(0.5, self.limits.abandoned_seconds / 4))
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await self.sweep(time.time())
+            except Exception:
+                log.exception("closing abandoned tables failed; tried again later")
+
+    async def sweep(self, now: float) -> list[str]:
+        """Close the open tables nobody has been connected to for `abandoned_seconds`
+        (they leave `/api/tables`; their address answers 410 `table_expired`)."""
+        closed = []
+        rooms = self._open_rooms()
+        for table_id in [t for t in self.seen if t not in {r.id for r in rooms}]:
+            del self.seen[table_id]
+        for room in rooms:
+            if not room.owned:
+                continue
+            if room.clients or room.remote:
+                self.seen[room.id] = now
+                continue
+            since = max(room.created_at, self.seen.setdefault(room.id, now))
+            if now - since < self.limits.abandoned_seconds:
+                continue
+            async with room.lock:
+                if room.status != "open" or room.clients:
+                    continue
+                t = schema.tables
+                async with self.hub.store.engine.begin() as conn:
+                    await conn.execute(update(t).where(t.c.id == room.id, t.c.status == "open")
+                                       .values(status=EXPIRED))
+                room.status = EXPIRED
+            self.hub.rooms.pop(room.id, None)
+            self.seen.pop(room.id, None)
+            self.opened.pop(room.id, None)
+            if self.hub.cluster is not None:
+                self.hub.cluster.spawn(self.hub.cluster.leases.release(room.id))
+            closed.append(room.id)
+        if closed:
+            log.info("closed %d abandoned open tables", len(closed))
+        return closed

@@ -1,0 +1,308 @@
+"""Issue 17, "Resources": one visitor cannot exhaust the server, and no limit bites a
+real group. Every case against a real `trusis serve` process (tests/serverproc.py),
+over HTTP and WebSocket, with the limits set small where the default would take long
+to reach (`--limit NAME=VALUE`, docs/deploy.md "Running in public").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from serverproc import Guest, Player, ServerProcess, hello, running_server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """Limits at their defaults but for the few a test must reach."""
+    with running_server("sqlite", tmp_path_factory.mktemp("limits"), extra=[
+            "--limit", "sockets_per_address=40",
+            "--limit", "chat_after_end_per_seat=5", "--limit", "chat_after_end_per_game=8",
+            "--limit", "abandoned_seconds=2"]) as proc:
+        yield proc
+
+
+def refused(reply: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """A refusal in the API's shape: status, code, params and a sentence."""
+    assert reply.status_code == status, reply.text
+    body: dict[str, Any] = reply.json()
+    assert body["code"] == code, body
+    assert set(body) == {"code", "params", "message"} and len(body["message"]) > 10
+    return body
+
+
+def test_guests_per_address_are_bounded(tmp_path: Path) -> None:
+    """One address created 200 guests: now the 31st in an hour is a 429 that says when."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", "guests_per_address_hour=30"]) as server, \
+            httpx.Client(base_url=server.url) as http:
+        codes = [http.post("/api/guest", json={"name": f"g{i}"}).status_code
+                 for i in range(31)]
+        assert codes[:30] == [200] * 30
+        assert codes[30] == 429
+        reply = http.post("/api/guest", json={"name": "one more"})
+        body = refused(reply, 429, "too_many_guests")
+        assert body["params"]["limit"] == 30
+        assert int(reply.headers["Retry-After"]) >= 1
+
+
+def test_open_tables_per_player_are_bounded_and_abandoned_ones_close(
+        tmp_path: Path) -> None:
+    """One guest opened 300 tables in 0.8 s and they never went away: now a host has at
+    most 5 open tables, and an open table nobody is at closes (`abandoned_seconds`)."""
+    with running_server("sqlite", tmp_path, extra=["--limit", "abandoned_seconds=1.5"]) \
+            as server:
+        host = Guest(server.url, "Host")
+        ids = [host.create()["id"] for _ in range(5)]
+        body = refused(host.http.post("/api/tables", json={"name": "six"}), 429,
+                       "too_many_open_tables")
+        assert body["params"]["limit"] == 5
+        listed = {t["id"] for t in host.http.get("/api/tables").json()["tables"]}
+        assert set(ids) <= listed
+        racer = Guest(server.url, "Racer")  # all at once: the check counts those under way
+        with ThreadPoolExecutor(20) as pool:
+            codes = list(pool.map(lambda i: racer.http.post(
+                "/api/tables", json={"name": f"race {i}"}).status_code, range(20)))
+        assert sorted(codes) == [201] * 5 + [429] * 15, codes
+        deadline = time.monotonic() + 20
+        while listed & set(ids) and time.monotonic() < deadline:
+            time.sleep(0.5)
+            listed = {t["id"] for t in host.http.get("/api/tables").json()["tables"]}
+        assert not listed & set(ids), "abandoned open tables are still listed"
+        refused(host.http.get(f"/api/tables/{ids[0]}"), 410, "table_expired")
+        assert host.http.post("/api/tables", json={"name": "again"}).status_code == 201
+        host.close()
+
+
+def test_a_watched_open_table_does_not_close(server: ServerProcess) -> None:
+    """A table somebody is connected to stays open however long they wait."""
+    host = Guest(server.url, "Patient")
+    table = host.create()["id"]
+    conn = Player(server, table, host.token)
+    conn.until(lambda p: p.seat is not None or any(m["type"] == "welcome"
+                                                    for m in p.messages))
+    time.sleep(4)  # twice `abandoned_seconds`
+    assert host.http.get(f"/api/tables/{table}").status_code == 200
+    conn.close()
+    host.close()
+
+
+def test_sockets_per_identity_per_table_are_bounded(server: ServerProcess) -> None:
+    """One guest held 200 WebSockets to one table: now the 9th is closed with 4429."""
+    guest = Guest(server.url, "Many tabs")
+    table = guest.create()["id"]
+    held = []
+    for _ in range(8):
+        conn = Player(server, table, guest.token)
+        conn.until(lambda p: any(m["type"] == "welcome" for m in p.messages))
+        held.append(conn)
+    extra = connect(f"{server.ws_url}/ws/tables/{table}",
+                    additional_headers={"Authorization": f"Bearer {guest.token}"})
+    with pytest.raises(ConnectionClosed) as closed:
+        extra.send(hello())
+        extra.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+    assert "at most 8" in closed.value.rcvd.reason
+    held.pop().close()  # one closed: one more may come
+    time.sleep(0.3)
+    again = Player(server, table, guest.token)
+    again.until(lambda p: any(m["type"] == "welcome" for m in p.messages))
+    for conn in [*held, again]:
+        conn.close()
+    guest.close()
+
+
+def test_joins_share_one_table_broadcast(server: ServerProcess) -> None:
+    """Each join re-sent the table to every client (n joins: n² messages): now joins
+    close together share one `table` message per client."""
+    host = Guest(server.url, "Watched")
+    table = host.create()["id"]
+    first = Player(server, table, host.token)
+    first.until(lambda p: any(m["type"] == "welcome" for m in p.messages))
+    time.sleep(0.3)
+    first.messages.clear()
+    guests = [Guest(server.url, f"Watcher {i}") for i in range(6)]
+    others = [Player(server, table, g.token) for g in guests for _ in range(4)]
+    time.sleep(1.0)
+    while first.pump(0.2):
+        pass
+    tables = [m for m in first.messages if m["type"] == "table"]
+    assert 1 <= len(tables) <= 8, len(tables)  # 24 joins
+    assert tables[-1]["table"]["spectators"] == 25  # the host watches too
+    for conn in [first, *others]:
+        conn.close()
+    for g in [host, *guests]:
+        g.close()
+
+
+def test_sockets_per_address_are_bounded(tmp_path: Path) -> None:
+    with running_server("sqlite", tmp_path, extra=["--limit", "sockets_per_address=3"]) \
+            as server:
+        guests = [Guest(server.url, f"S{i}") for i in range(4)]
+        table = guests[0].create()["id"]
+        held = [Player(server, table, g.token) for g in guests[:3]]
+        for conn in held:
+            conn.until(lambda p: any(m["type"] == "welcome" for m in p.messages))
+        extra = connect(f"{server.ws_url}/ws/tables/{table}",
+                        additional_headers={"Authorization": f"Bearer {guests[3].token}"})
+        with pytest.raises(ConnectionClosed) as closed:
+            extra.send(hello())
+            extra.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+        assert "your address" in closed.value.rcvd.reason
+        for conn in held:
+            conn.close()
+
+
+def test_a_huge_body_is_refused_unread(server: ServerProcess) -> None:
+    """A 48 MiB body was read whole: now anything over 64 KiB is a 413."""
+    guest = Guest(server.url, "Big")
+    body = json.dumps({"name": "x" * (1 << 20)})
+    refused(guest.http.post("/api/tables", content=body,
+                            headers={"Content-Type": "application/json"}),
+            413, "body_too_large")
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted while it streams
+        yield b'{"name": "'
+        for _ in range(64):
+            yield b"x" * 4096
+        yield b'"}'
+
+    refused(guest.http.post("/api/tables", content=chunks(),
+                            headers={"Content-Type": "application/json"}),
+            413, "body_too_large")
+    assert guest.http.post("/api/tables", json={"name": "small"}).status_code == 201
+    guest.close()
+
+
+def test_deep_json_is_a_422_naming_the_field(server: ServerProcess) -> None:
+    """A 999-deep `set` answered 500 (RecursionError)."""
+    with httpx.Client(base_url=server.url) as http:
+        for text in ("[" * 999 + "]" * 999, '{"custom": ' + "[" * 990 + "]" * 990 + "}",
+                     '{"custom": {"A": ' + "[" * 990 + "]" * 990 + "}}"):
+            body = refused(http.get("/api/balance", params={"players": 8, "set": text}),
+                           422, "bad_set")
+            assert body["params"]["field"] == "set"
+        guest = Guest(server.url, "Deep")
+        for text in ('{"name": "t", "set": {"custom": ' + "[" * 5000 + "]" * 5000 + "}}",
+                     '{"name": ' + '{"a":' * 999 + "1" + "}" * 999 + "}"):
+            body = refused(guest.http.post("/api/tables", content=text, headers={
+                "Content-Type": "application/json"}), 422, "bad_request")
+            assert body["params"]["field"] == "body"
+        guest.close()
+
+
+def test_balance_standard_is_ready_and_custom_jobs_are_bounded(
+        server: ServerProcess) -> None:
+    """`/api/balance` cost ~21 s of CPU per distinct request with an unbounded queue:
+    the standard set is answered at once, and one address has one custom job at a time."""
+    with httpx.Client(base_url=server.url) as http:
+        for players in (5, 8, 12, 30):
+            ready = http.get("/api/balance", params={"players": players}).json()
+            assert ready["status"] == "ready", ready
+        first = http.get("/api/balance", params={
+            "players": 9, "set": json.dumps({"custom": {"PRIEST": 1, "TRUSIS": 2}})})
+        assert first.json()["status"] == "pending"
+        second = http.get("/api/balance", params={
+            "players": 10, "set": json.dumps({"custom": {"PRIEST": 1, "TRUSIS": 2}})})
+        body = refused(second, 429, "balance_busy")
+        assert body["params"]["limit"] == 1 and "Retry-After" in second.headers
+        again = http.get("/api/balance", params={  # asking again for the same one is fine
+            "players": 9, "set": json.dumps({"custom": {"PRIEST": 1, "TRUSIS": 2}})})
+        assert again.status_code == 200
+
+
+def test_chat_after_the_end_is_capped(server: ServerProcess) -> None:
+    """Chat after the end was unbounded: now 5 messages a seat and 8 a game (set small
+    here; the defaults are 300 and 3000), refused with a sentence (D21, R50)."""
+    people = [Guest(server.url, f"Talker {i}") for i in range(5)]
+    table = people[0].create(seats=5, day_seconds=30, night_seconds=15)["id"]
+    for p in people:
+        p.sit(table)
+    people[0].start(table)
+    conns = [Player(server, table, p.token) for p in people]
+    for conn in conns:
+        conn.until(lambda c: c.view is not None)
+    # everyone passes until the end
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and conns[0].view and \
+            conns[0].view["status"] != "finished":
+        for conn in conns:
+            conn.pump(0.02)
+            if conn.view and "pass" in conn.legal():
+                conn.send(do="pass")
+    assert conns[0].view is not None and conns[0].view["status"] == "finished"
+    time.sleep(2.5)  # the passes above spent the per-player command budget (ratelimit.py)
+    answers = [conns[0].command(do="say", text=f"gg {i}") for i in range(6)]
+    assert [a["type"] for a in answers] == ["ack"] * 5 + ["refused"], answers
+    assert answers[5]["code"] == "chat_limit" and "5" in answers[5]["message"]
+    more = [conns[1].command(do="say", text=f"bye {i}") for i in range(4)]
+    assert [a["type"] for a in more] == ["ack"] * 3 + ["refused"]
+    assert more[3]["code"] == "chat_limit_table"
+    for conn in conns:
+        conn.close()
+
+
+def test_replay_and_summary_are_built_once(server: ServerProcess) -> None:
+    """`/replay` and `/summary` rebuilt the record on the event loop at every request:
+    now the first request builds it (in a thread) and the next ones are answered from
+    the cache, many times faster."""
+    host = Guest(server.url, "Replayer")
+    table = host.create(seats=30, day_seconds=30, night_seconds=15)["id"]
+    host.bots(table, 30)
+    host.start(table)
+    deadline = time.monotonic() + 180
+    while host.http.get(f"/api/tables/{table}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the bots' game did not end in time"
+        time.sleep(0.5)
+
+    def timed(path: str, **params: Any) -> float:
+        start = time.perf_counter()
+        assert host.http.get(path, params=params).status_code == 200
+        return time.perf_counter() - start
+
+    for path, params in ((f"/api/tables/{table}/summary", {}),
+                         (f"/api/tables/{table}/replay", {"step": 10**6})):
+        first = timed(path, **params)
+        again = sorted(timed(path, **params) for _ in range(7))[3]
+        assert again < first / 3, (path, first, again)
+    host.close()
+
+
+def test_the_shipped_estimates_are_the_labs() -> None:
+    """The standard set's estimates shipped with the server (tools/balance_standard.py)
+    are what the balance lab computes: the same seed, bots and number of games."""
+    from trusis.server.balance import estimate, key_of, standard_estimates
+
+    shipped = standard_estimates(200)
+    assert sorted(int(json.loads(k)[0]) for k in shipped) == list(range(5, 31))
+    for players in (5, 8):
+        assert shipped[key_of(players, None)] == estimate(players, None, 200)
+
+
+def test_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every limit is a setting: the environment (`TRUSIS_LIMIT_NAME`) or `--limit`; an
+    unknown name or a bad value stops `trusis serve` with a sentence naming them."""
+    for bad in ("no_such_limit=3", "body_bytes=lots", "sockets_per_table=-1"):
+        done = subprocess.run([sys.executable, "-m", "trusis", "serve", "--limit", bad],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2, done.stderr
+        assert "--limit" in done.stderr and "Traceback" not in done.stderr
+    monkeypatch.setenv("TRUSIS_LIMIT_OPEN_TABLES_PER_PLAYER", "1")
+    with running_server("sqlite", tmp_path) as server:
+        host = Guest(server.url, "One table")
+        host.create()
+        refused(host.http.post("/api/tables", json={"name": "two"}), 429,
+                "too_many_open_tables")
+        host.close()
