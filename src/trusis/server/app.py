@@ -20,7 +20,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import chatcap, deps, lobby, logs, metrics, people, sessions, ws
+from trusis.server import (
+    blocks,
+    chatcap,
+    deps,
+    lobby,
+    logs,
+    metrics,
+    moderation,
+    people,
+    sessions,
+    ws,
+)
 from trusis.server.accounts import Accounts
 from trusis.server.address import client_address
 from trusis.server.balance import Balance
@@ -142,6 +153,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby.router)
     app.include_router(people.router)
     app.include_router(sessions.router)
+    app.include_router(moderation.router)
+    app.include_router(blocks.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)
@@ -214,6 +227,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # The client routes on the path: every page of it is the same document.
     for path in ("/", "/t/{table_id}", "/t/{table_id}/replay", "/p/{player_id}",
-                 "/leaderboard"):
+                 "/leaderboard", "/moderation"):
         app.get(path, include_in_schema=False)(page)
     return app
