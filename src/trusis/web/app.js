@@ -9,6 +9,7 @@ import { TableScreen } from "./tablescreen.js";
 import { RulesDialog } from "./rules.js";
 import { accountTools, routeLinks } from "./account.js";
 import { pageFor } from "./pages.js";
+import { loadStaff, showWarnings } from "./moderation.js";
 
 const SOUND_KEY = "trusis.sound";
 
@@ -27,10 +28,12 @@ class App {
       const data = await get("/api/me");
       this.me = data.player || data;
     } catch { this.me = null; }
+    await loadStaff(this);
     this.header();
     routeLinks(this);
     window.addEventListener("popstate", () => this.route());
     this.route();
+    showWarnings(this);
   }
 
   header() {
@@ -83,6 +86,7 @@ class App {
   setMe(player) {
     this.me = player;
     this.header();
+    loadStaff(this).then(() => { this.header(); showWarnings(this); });
     if (this.screen?.onMe) this.screen.onMe();
     else this.route();
   }

@@ -44,16 +44,20 @@ export class Chat {
     this.atBottom = true;
   }
 
+  /** A line from a seat the reader blocks (blocks.js, D60): hidden; the log keeps the game. */
+  hidden(line) { return !line.system && !!this.store.blocked?.has(line.from); }
+
   threadOf(line) {
     if (line.system || !line.to) return PUBLIC;
     return String(line.from === this.store.seat ? line.to : line.from);
   }
 
-  lines(thread) { return this.store.chat.filter((l) => this.threadOf(l) === thread); }
+  lines(thread) { return this.store.chat.filter((l) => !this.hidden(l) && this.threadOf(l) === thread); }
 
   counts() {
     const counts = new Map([[PUBLIC, 0]]);
     for (const line of this.store.chat) {
+      if (this.hidden(line)) continue;
       const th = this.threadOf(line);
       counts.set(th, (counts.get(th) || 0) + 1);
     }

@@ -21,6 +21,7 @@ import { banner, resultCard } from "./dialogs.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
+import { blockButton, loadBlocked } from "./blocks.js";
 
 const PHONE = "(max-width: 600px)";
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
@@ -70,6 +71,7 @@ export class TableScreen {
     this.showPanels();
     this.render();
     this.loadTable();
+    if (this.app.me) loadBlocked(this.store, () => this.chat.redraw());
     if (this.app.me) this.conn.start();
     else this.needName();
   }
@@ -221,7 +223,8 @@ export class TableScreen {
         on: { click: () => this.replace(p.seat) },
       })),
       canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
-      this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null);
+      this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null,
+      this.app.me && view.status === "running" ? blockButton(this.store, { players: () => (this.store.view?.players || []).filter((p) => !this.store.isBot(p.seat)), onBlocked: () => this.chat.redraw() }) : null);
   }
 
   async replace(seat) {
