@@ -10,6 +10,7 @@ import { t } from "./i18n.js";
 import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
 import { passwordDialog, signOutEverywhere } from "./sessions.js";
+import { blocksDialog } from "./blocks.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
 export function routeLinks(app) {
@@ -57,6 +58,7 @@ function accountMenu(app, me) {
   const items = [
     entry("route", { href: `/p/${encodeURIComponent(me.id)}` }, t("acct.profile")),
     entry("route", { href: "/leaderboard" }, t("acct.leaderboard")),
+    entry("button", { type: "button", on: { click: () => blocksDialog() } }, t("block.list")),
     (app.staff || []).length ? entry("route", { href: "/moderation" }, "⚖ ", t("mod.title")) : null,
     entry("a", { href: "/api/me/data", attrs: { download: "my-trusis-data.json" } }, "⬇ ", t("acct.download")),
     entry("button", { type: "button", on: { click: () => passwordDialog() } }, t("acct.password_change")),

@@ -175,7 +175,8 @@ export class Chat {
     if (same) {
       for (const l of lines.slice(this.drawn.count)) this.list.append(this.line(l));
     } else {
-      fill(this.list, lines.length ? lines.map((l) => this.line(l)) : h("li", { class: "chat-empty" }, t("chat.empty")));
+      const none = this.store.blocked?.size ? t("block.hidden") : t("chat.empty");
+      fill(this.list, lines.length ? lines.map((l) => this.line(l)) : h("li", { class: "chat-empty" }, none));
     }
     const grew = lines.length > (this.drawn?.count || 0) && this.drawn?.thread === this.thread;
     this.drawn = { thread: this.thread, count: lines.length };

@@ -15,7 +15,7 @@ const MUTES = [15, 60, 24 * 60, 7 * 24 * 60];
 const BANS = [24 * 60, 7 * 24 * 60, 30 * 24 * 60, null];
 
 /** Load this page's own stylesheet once (the document links only the shared ones). */
-function styles() {
+export function styles() {
   if (document.getElementById("moderation-css")) return;
   document.head.append(h("link", { id: "moderation-css", rel: "stylesheet", href: "/static/moderation.css" }));
 }
