@@ -23,10 +23,11 @@ from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.options import TableOptions
 from trusis.server.protocol import ActionIn
+from trusis.server.rematch import REMATCH_METHODS, Rematches
 from trusis.server.restore import load_room, record_of
 from trusis.server.room import Room
 from trusis.server.seat import Seat
-from trusis.server.seating import Seating, setup_refusal
+from trusis.server.seating import setup_refusal
 from trusis.server.store import Player, Store, new_id
 from trusis.table.record import Record
 
@@ -41,7 +42,7 @@ def unavailable() -> LobbyError:
                       "answering right now; try again in a moment")
 
 
-class Hub(Seating):
+class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (rematch.py)
     def __init__(self, store: Store, pace: float = 1.0) -> None:
         self.store = store
         self.pace = pace
@@ -288,7 +289,7 @@ class Hub(Seating):
 
 
 LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
-                           "replace", "claim"})
+                           "replace", "claim"}) | REMATCH_METHODS
 
 
 def bot_kinds() -> list[str]:
