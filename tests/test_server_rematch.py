@@ -155,9 +155,18 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     prog = Player(server, new, new_token)
     prog.until(lambda p: p.view is not None, 15)
     assert prog.seat == 3 and prog.view is not None and prog.view["role"]
-    for p in players:
+    second = [Player(server, new, t) for t in (ann.token, cid.token)] + [prog]
+    play_to_the_end(second)
+    records = [ann.http.get(f"/api/tables/{t}/record").json() for t in (old, new)]
+    assert records[0]["seed"] != records[1]["seed"]  # a new deal, from a new seed
+    assert [r["players"][2] for r in records] == ["Prog", "Prog"]
+    after = cid.http.get(f"/api/tables/{old}/series").json()
+    assert [g["status"] for g in after["games"]] == ["finished", "finished"]
+    assert sum(after["teams"].values()) == 2
+    wins = {p["name"]: p for p in after["players"]}
+    assert wins["Prog"]["games"] == 2 and wins["Cid"]["games"] == 1 and wins["Cid"]["you"]
+    for p in players + second:
         p.close()
-    prog.close()
     program.close()
 
 

@@ -6,6 +6,7 @@ import { del, get, post } from "./api.js";
 import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
+import { keptBadge, waitingRematch, waitingSeries } from "./rematch.js";
 
 let botKinds = null;
 
@@ -101,6 +102,7 @@ export class WaitingRoom {
           opts.set?.custom ? t("lobby.custom") : t("lobby.standard"),
           opts.private ? ` · ${t("wait.private")}` : "",
           opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
+      waitingRematch(this),
       link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t("wait.invite")),
         h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,
       h("div", { class: "waiting-grid" },
@@ -126,7 +128,8 @@ export class WaitingRoom {
           h("h2", {}, t("create.dealt")),
           h("ul", { class: "dealt-list" }, Object.entries(table.roles || {}).map(([r, n]) =>
             h("li", {}, h("span", { class: "count" }, `${n} ×`), " ", roleName(r)))),
-          this.balance.el)));
+          this.balance.el)),
+      waitingSeries(this));
   }
 
   seatRow(s, { host, mine }) {
@@ -137,6 +140,7 @@ export class WaitingRoom {
       h("span", { class: "seat-num" }, String(s.seat)),
       h("span", { class: "wait-name" }, label),
       s.you ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
+      keptBadge(s),
       kind === "bot" ? h("span", { class: "badge" }, t("seat.bot"), s.bot_kind ? ` · ${s.bot_kind}` : "") : null,
       kind === "person" && s.connected === false ? h("span", { class: "badge" }, `⚡ ${t("seat.offline")}`) : null,
       h("span", { class: "wait-actions" },
