@@ -14,6 +14,7 @@ import pytest
 
 from serverplay import close_code
 from serverproc import Guest, Player, running_server
+from trusis.server.protocol import outbound
 from trusis.server.rematch_db import Reservation, held_for_another, reserved_entry
 
 
@@ -98,6 +99,7 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
         p.until(lambda q: any(m["type"] == "rematch" for m in q.messages), 10)
         frame = next(m for m in p.messages if m["type"] == "rematch")
         assert frame == {"type": "rematch", "table": new, "previous": old}
+        outbound.validate_python(frame)  # as /api/protocol.schema.json promises
     bob_view = bob.http.get(f"/api/tables/{new}").json()
     assert {s["seat"]: s.get("for_you") for s in bob_view["seats"]}[2] is True
 
@@ -182,19 +184,36 @@ def test_a_kept_seat_falls_free_when_its_time_is_up_D_R1() -> None:
     assert not held_for_another(gone, 2, "cid") and reserved_entry(gone[2], "bob") == {}
 
 
-def test_a_proposed_rematch_and_its_kept_seats_survive_a_restart(tmp_path: Path) -> None:
+def test_a_private_games_rematch_keeps_its_invite_and_survives_a_restart(
+        tmp_path: Path) -> None:
     with running_server("sqlite", tmp_path) as server:
-        ann, bob = Guest(server.url, "Ann"), Guest(server.url, "Bob")
-        old = ann.create(seats=5, day_seconds=60, night_seconds=30)["id"]
+        ann, bob, eve = (Guest(server.url, n) for n in ("Ann", "Bob", "Eve"))
+        table = ann.create(seats=5, day_seconds=60, night_seconds=30, private=True)
+        old, invite = table["id"], table["invite"]
         ann.sit(old)
-        bob.sit(old)
+        bob.sit(old, invite=invite)
         ann.bots(old, 3)
         ann.start(old)
-        play_to_the_end([Player(server, old, t) for t in (ann.token, bob.token)])
+        players = [Player(server, old, t) for t in (ann.token, bob.token)]
+        play_to_the_end(players)
         new = ann.http.post(f"/api/tables/{old}/rematch").json()["table"]["id"]
+        players[1].until(lambda q: any(m["type"] == "rematch" for m in q.messages), 10)
+        frame = next(m for m in players[1].messages if m["type"] == "rematch")
+        assert frame["invite"] == invite  # the rematch keeps the invite link
+        for p in players:
+            p.close()
         server.kill()
         server.start()
         assert ann.http.get(f"/api/tables/{old}").json()["rematch"] == new
-        seats = {s["seat"]: s for s in bob.http.get(f"/api/tables/{new}").json()["seats"]}
+        # Private: without the invite the new table does not exist for Eve (404), and Bob, not
+        # seated yet, needs it too (docs/protocol.md).
+        assert eve.http.get(f"/api/tables/{new}").status_code == 404
+        blind = bob.http.post(f"/api/tables/{new}/rematch/accept")
+        assert blind.status_code == 404 and blind.json()["code"] == "no_such_table"
+        seats = {s["seat"]: s for s in bob.http.get(
+            f"/api/tables/{new}", params={"invite": invite}).json()["seats"]}
         assert seats[2]["kind"] == "reserved" and seats[2]["for_you"]
-        assert bob.http.post(f"/api/tables/{new}/rematch/accept").json()["seat"] == 2
+        assert "invite" not in bob.http.get(f"/api/tables/{new}",
+                                            params={"invite": invite}).json()
+        joined = bob.http.post(f"/api/tables/{new}/rematch/accept", params={"invite": invite})
+        assert joined.status_code == 200 and joined.json()["seat"] == 2
