@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from trusis.server.cluster.node import Node
 from trusis.server.errors import LobbyError
-from trusis.server.protocol import dumps
 from trusis.server.rematch_db import Reservation, add_game, link_of, release, reserve
+from trusis.server.rematch_news import tell_rematch
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.seating import Seating
@@ -59,22 +59,6 @@ def may_propose(room: Room, player: Player, now: float) -> None:
     if wait > 0:
         raise LobbyError(403, "host_first", "the host may propose the rematch first",
                          seconds=int(wait) + 1)
-
-
-def rematch_frame(room: Room) -> bytes:
-    """The `rematch` frame a client of the finished table gets (docs/protocol.md)."""
-    new = room.rematch
-    assert new is not None
-    data: dict[str, Any] = {"type": "rematch", "table": new, "previous": room.id}
-    if room.options.private:
-        data["invite"] = room.invite  # the rematch keeps the invite of the game before
-    return dumps(data)
-
-
-def tell_rematch(room: Room) -> None:
-    """Every client of the finished table (on this process) learns of the rematch."""
-    for client in list(room.clients):
-        client.send(rematch_frame(room))
 
 
 class Rematches(Seating):
