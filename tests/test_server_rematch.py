@@ -106,14 +106,23 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     # A kept seat is nobody else's: not a stranger's, not a bot's.
     taken = cid.http.post(f"/api/tables/{new}/seats", json={"seat": 2})
     assert taken.status_code == 409 and taken.json()["code"] == "seat_reserved"
-    full = cid.http.post(f"/api/tables/{new}/seats", json={})
-    assert full.status_code == 409 and full.json()["code"] == "table_full"
-    bot = ann.http.post(f"/api/tables/{new}/bots", json={"kind": "heuristic", "seat": 3})
-    assert bot.status_code == 409 and bot.json()["code"] == "seat_reserved"
     nobody = cid.http.post(f"/api/tables/{new}/rematch/accept")
     assert nobody.status_code == 404 and nobody.json()["code"] == "no_reservation"
+    # A bot only keeps its seat: a person who asks for a seat takes the last bot's (D-R1).
+    took = cid.http.post(f"/api/tables/{new}/seats", json={})
+    assert took.status_code == 200 and took.json()["seat"] == 5, took.text
+    assert {s["seat"]: (s["kind"], s["name"]) for s in took.json()["table"]["seats"]}[5] == \
+        ("person", "Cid")
+    assert took.json()["table"]["previous"] == old
+    bot = ann.http.post(f"/api/tables/{new}/bots", json={"kind": "heuristic", "seat": 3})
+    assert bot.status_code == 409 and bot.json()["code"] == "seat_reserved"
     unstarted = ann.http.post(f"/api/tables/{new}/start")
     assert unstarted.status_code == 409 and unstarted.json()["params"]["seats"] == [2, 3]
+    # Outside a rematch, a bot's seat is taken (the host frees it first): unchanged.
+    plain = ann.create(seats=5)["id"]
+    ann.bots(plain, 5)
+    kept_bot = cid.http.post(f"/api/tables/{plain}/seats", json={"seat": 1})
+    assert kept_bot.status_code == 409 and kept_bot.json()["code"] == "seat_taken"
 
     # The program accepts with its old seat token, and gets a token for its new seat only.
     program = httpx.Client(base_url=server.url, headers={
@@ -135,7 +144,8 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     declined = bob.http.post(f"/api/tables/{new}/rematch/decline")
     assert declined.status_code == 200
     assert {s["seat"]: s["kind"] for s in declined.json()["table"]["seats"]}[2] is None
-    assert cid.sit(new, 2) == 2
+    assert cid.sit(new, 2) == 2  # Cid moves from the bot's old seat to Bob's
+    ann.bots(new, 1)  # and the host seats a bot where Cid was
 
     # The series: game 1 finished (who won it, as its end screen says), game 2 open.
     end = ann.http.get(f"/api/tables/{old}/summary").json()

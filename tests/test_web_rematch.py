@@ -108,6 +108,22 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         # The friend, on the phone: the offer arrives on the end screen; one click joins.
         join = bob.page.locator(".btn-join")
         join.wait_for()
+        # A watcher with no seat may take a bot's seat, which the bot only keeps (D-R1).
+        cid = Watched(browser.new_context(viewport=DESKTOP, locale="en-GB"))
+        cid.page.goto(f"{server.url}/t/{new}")
+        cid.page.locator("form.name-form input").fill("Cid")
+        cid.page.locator("form.name-form button[type=submit]").click()
+        cid.page.locator(".btn-take-bot").nth(2).click()
+        cid.page.locator(".wait-seat.is-me").wait_for()
+        assert cid.page.locator(".wait-seat.is-me .seat-num").inner_text() == "5"
+        assert cid.page.locator(".btn-take-bot").count() == 0
+        ann.page.locator(".wait-seat", has_text="Cid").wait_for()
+        cid.page.locator(".btn", has_text="Leave my seat").click()  # and gives it back
+        cid.page.locator(".wait-seat.is-me").wait_for(state="detached")
+        ann.page.locator(".wait-seat.is-free").wait_for()
+        ann.page.locator(".wait-seat.is-free .btn", has_text="Bot here").click()
+        ann.page.locator(".wait-seat.is-free").wait_for(state="detached")
+        assert not cid.problems(), cid.problems()
         assert re.search(r"seat 2 is kept for you until \d\d:\d\d",
                          bob.page.locator(".rematch").inner_text())
         bob.page.locator(".series-score strong").wait_for()
@@ -122,6 +138,7 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         bob.page.wait_for_url(re.compile(f"/t/{new}"))
         bob.page.locator(".wait-seat.is-me").wait_for()
         assert bob.page.locator(".wait-seat.is-me .wait-name").inner_text() == "Bob"
+        assert bob.page.locator(".btn-take-bot").count() == 0  # seated: nothing to take
         bob.page.locator(".series-score strong").wait_for()
         assert bob.page.locator(".series-score strong").inner_text() == bob_score
         shot(bob.page, "rematch-390-waiting", full_page=True)

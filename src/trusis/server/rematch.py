@@ -102,6 +102,7 @@ class Rematches(Seating):
         table_id = new_id(10)
         room = Room(table_id, old.name, host.id, host.name, old.options, old.invite,
                     self.store, self.pace, on_finished=self.finished_game)
+        room.previous = old.id
         await self.store.new_table(table_id, old.name, host.id, old.options.public(),
                                    old.invite, old.options.private)
         if self.cluster is not None:  # owned where the game before was

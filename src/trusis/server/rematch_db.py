@@ -76,6 +76,13 @@ def held_for_another(kept: dict[int, Reservation], seat: int, player_id: str | N
     return live(reservation) and (reservation is None or reservation.player_id != player_id)
 
 
+def bot_gives_way(room: Room, seat: int, player_id: str | None) -> bool:
+    """D-R1: at a rematch's table, a person may take a bot's seat (the bot only kept it)."""
+    held = room.seats.get(seat)
+    return (player_id is not None and room.previous is not None and held is not None
+            and held.kind == "bot")
+
+
 def reserved_entry(reservation: Reservation, player_id: str | None) -> dict[str, Any]:
     """A kept seat as the lobby shows it: whose it is, until when (nothing once expired)."""
     if not live(reservation):
@@ -148,8 +155,9 @@ async def release(store: Store, table_id: str, seat: int, fence: Fence = None) -
 async def refill_rematch(room: Room) -> None:
     """Read a table's rematch facts back (restore.refill): the seats an open table keeps,
     and the rematch a finished one proposed."""
+    link = await link_of(room.store, room.id)
+    room.previous = link.previous_id if link is not None else None
     if room.status == "open":
         room.reserved = await reserved(room.store, room.id)
     elif room.status == "finished":
-        link = await link_of(room.store, room.id)
         room.rematch = link.next_id if link is not None else None

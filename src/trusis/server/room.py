@@ -72,6 +72,7 @@ class Room:
     on_finished: Callable[[Room], Awaitable[None]] | None = None
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
     rematch: str | None = None  # the table proposed to play this game again (rematch.py)
+    previous: str | None = None  # the game this table is the rematch of: its bots give way
     reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -136,6 +137,8 @@ class Room:
             data["invite"] = self.invite
         if self.rematch is not None:
             data["rematch"] = self.rematch
+        if self.previous is not None:
+            data["previous"] = self.previous
         if self.table is not None and not self.table.state.running:
             data["winner"] = self.table.state.winner
         return data

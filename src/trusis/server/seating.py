@@ -17,7 +17,7 @@ from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person
-from trusis.server.rematch_db import held_for_another, release
+from trusis.server.rematch_db import bot_gives_way, held_for_another, release
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Player, Store, new_id
@@ -52,11 +52,14 @@ class Seating:
                 if number not in room.seats and not held_for_another(room.reserved, number,
                                                                      player_id):
                     return number
+            for number in range(room.options.seats, 0, -1):  # a rematch's bots give way
+                if bot_gives_way(room, number, player_id):
+                    return number
             raise LobbyError(409, "table_full", "every seat is taken")
         if not 1 <= seat <= room.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat} at this table",
                              seat=seat, seats=room.options.seats)
-        if seat in room.seats:
+        if seat in room.seats and not bot_gives_way(room, seat, player_id):
             raise LobbyError(409, "seat_taken", f"seat {seat} is taken", seat=seat)
         if held_for_another(room.reserved, seat, player_id):
             raise LobbyError(409, "seat_reserved", f"seat {seat} is kept for a player of the "

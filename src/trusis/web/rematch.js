@@ -191,3 +191,10 @@ export function waitingSeries(room) { return boxOf(room).series.el; }
 export function keptBadge(seat) {
   return seat.kind === "reserved" ? h("span", { class: "badge badge-kept" }, t("rematch.badge", { time: clock(seat.until) })) : null;
 }
+
+/** At a rematch's table a bot only keeps its seat: a person with none may take it (D-R1). */
+export function takeBotButton(room, seat) {
+  const table = room.store.table;
+  if (seat.kind !== "bot" || !table?.previous || !room.app.me || (table.seats || []).some((s) => s.you)) return null;
+  return h("button", { class: "btn btn-small btn-take-bot", type: "button", text: t("rematch.take_bot"), on: { click: () => room.sit(seat.seat) } });
+}

@@ -6,7 +6,7 @@ import { del, get, post } from "./api.js";
 import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
-import { keptBadge, waitingRematch, waitingSeries } from "./rematch.js";
+import { keptBadge, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
 
 let botKinds = null;
 
@@ -146,6 +146,7 @@ export class WaitingRoom {
       h("span", { class: "wait-actions" },
         !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), on: { click: () => this.sit(s.seat) } }) : null,
         !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), on: { click: () => this.addBot(s.seat) } }) : null,
+        takeBotButton(this, s),
         kind && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), on: { click: () => this.free(s.seat) } }) : null));
   }
 
