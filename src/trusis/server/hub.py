@@ -23,7 +23,7 @@ from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.options import TableOptions
 from trusis.server.protocol import ActionIn
-from trusis.server.rematch import REMATCH_METHODS, Rematches
+from trusis.server.rematch import REMATCH_METHODS, Rematches, kept_for
 from trusis.server.restore import load_room, record_of
 from trusis.server.room import Room
 from trusis.server.seat import Seat
@@ -129,6 +129,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             (invite is not None and secrets.compare_digest(invite, room.invite))
             or player_id == room.host_id
             or (player_id is not None and room.seat_of(player_id) is not None)
+            or (player_id is not None and kept_for(room, player_id))  # a rematch's seat
         ):
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
         return room

@@ -178,3 +178,9 @@ class Rematches(Seating):
         await self._on_owner("rematch_decline", room, player)
         return None
 
+
+
+def kept_for(room: Room, player_id: str) -> bool:
+    """Whether `room` keeps a seat for `player_id`: they may see the table, private or not,
+    without its invite (they were at the game before)."""
+    return any(r.player_id == player_id for r in room.reserved.values())
