@@ -102,6 +102,10 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         kept = ann.page.locator(".wait-seat", has=ann.page.locator(".badge-kept"))
         kept.wait_for()
         assert "Bob" in kept.inner_text()
+        assert "Bob (seat 2)" in ann.page.locator(".rematch-host-hint").inner_text()
+        assert ann.page.locator(".btn-start[disabled]").count() == 1  # the start waits for Bob
+        assert "4/5" in ann.page.locator(".waiting-grid h2").first.inner_text()
+        shot(ann.page, "rematch-1280-waiting-kept")
         assert sorted(t for t in ann.page.locator(".wait-seat .wait-name").all_inner_texts()
                       if t.startswith("⚙")) == bots  # the bots kept their seats
 
@@ -145,6 +149,7 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
 
         # The host sees Bob take his seat, the series 1–0, and starts the new game.
         ann.page.locator(".badge-kept").wait_for(state="detached")
+        assert ann.page.locator(".rematch-host-hint").count() == 0
         ann_score = ann.page.locator(".series-score strong")
         ann_score.wait_for()
         assert ann_score.inner_text() == bob_score

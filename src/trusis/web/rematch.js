@@ -166,7 +166,10 @@ export class WaitingRematch {
     const room = this.room;
     const seats = room.store.table?.seats || [];
     const kept = seats.find((s) => s.kind === "reserved" && s.for_you);
+    const waiting = seats.filter((s) => s.kind === "reserved");
     fill(this.el,
+      room.store.table?.you_host && waiting.length ? h("p", { class: "hint rematch-host-hint" },
+        t("rematch.host_wait", { seats: waiting.map((s) => t("rematch.seat_of", { name: s.name, seat: s.seat })).join(", "), time: clock(Math.max(...waiting.map((s) => s.until))) })) : null,
       kept ? h("div", { class: "card rematch rematch-kept-here", attrs: { role: "status" } },
         h("p", {}, t("rematch.kept", { seat: kept.seat, time: clock(kept.until) })),
         h("div", { class: "row wrap" },
@@ -186,6 +189,9 @@ export function waitingRematch(room) { return boxOf(room).render(); }
 
 /** The waiting room's series (waiting.js draws it under the seats; hidden for a first game). */
 export function waitingSeries(room) { return boxOf(room).series.el; }
+
+/** How many seats wait for a player of the last game (not taken yet: the start waits). */
+export function keptCount(seats) { return seats.filter((s) => s.kind === "reserved").length; }
 
 /** A kept seat's badge in the waiting room: for whom, until when. */
 export function keptBadge(seat) {

@@ -6,7 +6,7 @@ import { del, get, post } from "./api.js";
 import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
-import { keptBadge, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
+import { keptBadge, keptCount, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
 
 let botKinds = null;
 
@@ -107,7 +107,7 @@ export class WaitingRoom {
         h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,
       h("div", { class: "waiting-grid" },
         h("section", { class: "card" },
-          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length, count: seats.length })),
+          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length - keptCount(seats), count: seats.length })),
           h("ol", { class: "wait-seats" }, seats.map((s) => this.seatRow(s, { host, mine }))),
           h("div", { class: "row wrap" },
             !this.app.me ? h("p", { class: "hint" }, t("wait.need_name"))
@@ -120,7 +120,7 @@ export class WaitingRoom {
               h("button", { class: "btn", type: "button", text: t("wait.add_bot"), disabled: !empty.length, on: { click: () => this.addBot(null) } }),
               h("button", { class: "btn", type: "button", text: t("wait.fill_bots"), disabled: !empty.length, on: { click: () => this.fill() } })),
             h("div", { class: "row wrap" },
-              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), disabled: !!empty.length, on: { click: () => this.start() } }),
+              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), disabled: !!empty.length || keptCount(seats) > 0, on: { click: () => this.start() } }),
               empty.length ? h("span", { class: "hint" }, t("wait.empty", { count: empty.length })) : null))
             : h("p", { class: "hint" }, t("wait.host_starts")),
           this.error),
