@@ -1,5 +1,5 @@
 """Play again in real Chromium (issue 21, docs/rules.md D-R1): the host proposes a rematch
-on the end screen (1280 px), a friend on a phone (390 px) joins it with one click, the
+on the end screen (1280 px), a French friend on a phone (390 px) joins it with one click, the
 bots keep their seats, the new game starts, and both pages show the series 1–0."""
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         server) -> None:  # type: ignore[no-untyped-def]
     with chromium() as browser:
         ann = Watched(browser.new_context(viewport=DESKTOP, locale="en-GB"))
-        bob = Watched(browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True,
-                                          has_touch=True))
+        bob = Watched(browser.new_context(viewport=PHONE, locale="fr-FR", is_mobile=True,
+                                          has_touch=True))  # a French friend on a phone
         sign_in(ann.page, server.url, "Ann")
         old = create_table(ann.page, 5)
         sit(ann.page)
@@ -128,8 +128,9 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         ann.page.locator(".wait-seat.is-free .btn", has_text="Bot here").click()
         ann.page.locator(".wait-seat.is-free").wait_for(state="detached")
         assert not cid.problems(), cid.problems()
-        assert re.search(r"seat 2 is kept for you until \d\d:\d\d",
+        assert re.search(r"le siège 2 vous est gardé jusqu'à \d\d:\d\d",
                          bob.page.locator(".rematch").inner_text())
+        assert bob.page.locator(".btn-join").inner_text() == "Rejoindre la revanche"
         bob.page.locator(".series-score strong").wait_for()
         bob_score = bob.page.locator(".series-score strong").inner_text()
         winner = httpx.get(f"{server.url}/api/tables/{old}/summary").json()["winner"]
