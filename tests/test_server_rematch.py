@@ -224,3 +224,31 @@ def test_a_private_games_rematch_keeps_its_invite_and_survives_a_restart(
         assert "invite" not in bob.http.get(f"/api/tables/{new}").json()
         joined = bob.http.post(f"/api/tables/{new}/rematch/accept")
         assert joined.status_code == 200 and joined.json()["seat"] == 2
+
+
+def test_who_may_propose_the_host_at_once_a_seats_holder_after_a_minute_D_R1() -> None:
+    """The host first; once `HOST_FIRST_SECONDS` have gone by since the end, anyone who held
+    a seat at the end (a group whose host went to bed goes on); a spectator never."""
+    from types import SimpleNamespace
+
+    from trusis.server.errors import LobbyError
+    from trusis.server.rematch import HOST_FIRST_SECONDS, may_propose
+    from trusis.server.store import Player
+
+    end = 1_000_000.0
+    room = SimpleNamespace(status="finished", host_id="ann",
+                           table=SimpleNamespace(record=SimpleNamespace(times=[end - 5, end])),
+                           seat_of=lambda pid: {"ann": 1, "bob": 2}.get(pid))
+    ann, bob, eve = (Player(i, i.title(), "guest") for i in ("ann", "bob", "eve"))
+    may_propose(room, ann, end + 1)  # type: ignore[arg-type]
+    with pytest.raises(LobbyError) as early:
+        may_propose(room, bob, end + 1)  # type: ignore[arg-type]
+    assert early.value.code == "host_first" and early.value.params["seconds"] == 60
+    may_propose(room, bob, end + HOST_FIRST_SECONDS + 0.1)  # type: ignore[arg-type]
+    with pytest.raises(LobbyError) as watcher:
+        may_propose(room, eve, end + 3600)  # type: ignore[arg-type]
+    assert watcher.value.code == "not_host"
+    room.status = "running"
+    with pytest.raises(LobbyError) as running:
+        may_propose(room, ann, end + 1)  # type: ignore[arg-type]
+    assert running.value.code == "not_finished"
