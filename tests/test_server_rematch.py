@@ -164,6 +164,9 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     # The new game: the program plays its seat with its new token; a new deal.
     started = ann.start(new)
     assert started["status"] == "running"
+    assert all(s["kind"] != "reserved" for s in started["seats"])
+    late = bob.http.post(f"/api/tables/{new}/rematch/accept")  # declined, and too late
+    assert late.status_code == 409 and late.json()["code"] == "already_started"
     prog = Player(server, new, new_token)
     prog.until(lambda p: p.view is not None, 15)
     assert prog.seat == 3 and prog.view is not None and prog.view["role"]
