@@ -148,6 +148,15 @@ class TableOut(_Out):
     table: dict[str, Any]
 
 
+class RematchOut(_Out):
+    """A finished table's rematch was proposed (docs/protocol.md, "Play again")."""
+
+    type: Literal["rematch"]
+    table: str
+    previous: str
+    invite: str | None = None
+
+
 class Error(_Out):
     type: Literal["error"]
     code: str
@@ -160,8 +169,8 @@ class Pong(_Out):
     now: float
 
 
-Outbound = Annotated[Welcome | Snapshot | Events | Ack | Refused | TableOut | Error | Pong,
-                     Field(discriminator="type")]
+Outbound = Annotated[Welcome | Snapshot | Events | Ack | Refused | TableOut | RematchOut | Error
+                     | Pong, Field(discriminator="type")]
 outbound: TypeAdapter[Any] = TypeAdapter(Outbound)
 
 

@@ -32,6 +32,7 @@ from trusis.server.handover import hand_to_bot
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
+from trusis.server.rematch_db import Reservation, reserved_entry
 from trusis.server.seat import Seat
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
@@ -72,6 +73,9 @@ class Room:
     claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     on_finished: Callable[[Room], Awaitable[None]] | None = None
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
+    rematch: str | None = None  # the table proposed to play this game again (rematch.py)
+    previous: str | None = None  # the game this table is the rematch of: its bots give way
+    reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     # -- several processes (cluster/): one owns the game, the others follow it ----------
@@ -120,6 +124,8 @@ class Room:
                 entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
                              you=held.player_id is not None and held.player_id == player_id,
                              connected=held.kind == "bot" or self.connected(number))
+            elif number in self.reserved:
+                entry.update(reserved_entry(self.reserved[number], player_id))
             seats.append(entry)
         data: dict[str, Any] = {
             "id": self.id, "name": self.name, "status": self.status,
@@ -132,6 +138,10 @@ class Room:
         }
         if player_id == self.host_id:
             data["invite"] = self.invite
+        if self.rematch is not None:
+            data["rematch"] = self.rematch
+        if self.previous is not None:
+            data["previous"] = self.previous
         if self.table is not None and not self.table.state.running:
             data["winner"] = self.table.state.winner
         return data

@@ -11,16 +11,18 @@ import { errorText } from "./errors.js";
 import { pageLink } from "./account.js";
 import { replayPath } from "./replay.js";
 import { refreshReports, reportButton, reportsSection } from "./report.js";
+import { RematchBox } from "./rematch.js";
 
 const dash = (v) => (v === null || v === undefined || v === "" ? "-" : String(v));
 
 export class EndScreen {
-  constructor(store, { invite, onLeave }) {
+  constructor(store, { invite, onLeave, app }) {
     this.store = store;
     this.invite = invite;
     this.onLeave = onLeave;
     this.data = null;
     this.el = h("section", { class: "endscreen", attrs: { "aria-labelledby": "end-title" } });
+    this.rematch = new RematchBox(app, store, invite); // play again (issue 21)
   }
 
   q(extra = {}) {
@@ -49,6 +51,7 @@ export class EndScreen {
     const me = this.store.seat;
     const verdict = !me ? null : winner === "DRAW" ? msg("play.result_draw") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
     const record = `/api/tables/${encodeURIComponent(this.store.tableId)}/record${this.q()}`;
+    this.rematch.render();
     fill(this.el,
       h("header", { class: ["end-head", `win-${String(winner || "").toLowerCase()}`] },
         h("p", { class: "end-kicker" }, t("end.over")),
@@ -60,6 +63,7 @@ export class EndScreen {
           reportButton(this.store.tableId, { players: () => view.players || [], mySeat: () => me, small: false, onSent: () => refreshReports(this.store.tableId) }),
           h("button", { class: "btn btn-primary", type: "button", text: t("end.leave"), on: { click: () => this.onLeave() } }))),
       this.error ? h("p", { class: "form-error" }, errorText(this.error)) : null,
+      this.rematch.el,
       this.rolesTable(d, view, winners),
       d ? this.voteGrid(d) : h("p", { class: "hint" }, t("end.loading")),
       d ? this.nights(d) : null,

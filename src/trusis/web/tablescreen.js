@@ -37,7 +37,7 @@ export class TableScreen {
     this.log = new GameLog(store);
     this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt() });
     this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow() });
-    this.end = new EndScreen(store, { invite, onLeave: () => this.app.navigate("/") });
+    this.end = new EndScreen(store, { invite, app, onLeave: () => this.app.navigate("/") });
     this.notebook.onChange = () => this.ring.render();
     this.side = new Tabs(["chat", "log", "notebook"], { label: t("tab.side"), cls: "tabs-side", idPrefix: "tab-d", onChange: () => this.showPanels() });
     this.phone = new Tabs(["table", "chat", "notebook", "log"], { label: t("tab.phone"), cls: "tabs-phone", idPrefix: "tab-p", onChange: (id) => { if (id !== "table") this.side.choose(id); this.showPanels(); } });

@@ -6,6 +6,7 @@ import { del, get, post } from "./api.js";
 import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
+import { keptBadge, keptCount, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
 
 let botKinds = null;
 
@@ -101,11 +102,12 @@ export class WaitingRoom {
           opts.set?.custom ? t("lobby.custom") : t("lobby.standard"),
           opts.private ? ` · ${t("wait.private")}` : "",
           opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
+      waitingRematch(this),
       link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t("wait.invite")),
         h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,
       h("div", { class: "waiting-grid" },
         h("section", { class: "card" },
-          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length, count: seats.length })),
+          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length - keptCount(seats), count: seats.length })),
           h("ol", { class: "wait-seats" }, seats.map((s) => this.seatRow(s, { host, mine }))),
           h("div", { class: "row wrap" },
             !this.app.me ? h("p", { class: "hint" }, t("wait.need_name"))
@@ -118,7 +120,7 @@ export class WaitingRoom {
               h("button", { class: "btn", type: "button", text: t("wait.add_bot"), disabled: !empty.length, on: { click: () => this.addBot(null) } }),
               h("button", { class: "btn", type: "button", text: t("wait.fill_bots"), disabled: !empty.length, on: { click: () => this.fill() } })),
             h("div", { class: "row wrap" },
-              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), disabled: !!empty.length, on: { click: () => this.start() } }),
+              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), disabled: !!empty.length || keptCount(seats) > 0, on: { click: () => this.start() } }),
               empty.length ? h("span", { class: "hint" }, t("wait.empty", { count: empty.length })) : null))
             : h("p", { class: "hint" }, t("wait.host_starts")),
           this.error),
@@ -126,7 +128,8 @@ export class WaitingRoom {
           h("h2", {}, t("create.dealt")),
           h("ul", { class: "dealt-list" }, Object.entries(table.roles || {}).map(([r, n]) =>
             h("li", {}, h("span", { class: "count" }, `${n} ×`), " ", roleName(r)))),
-          this.balance.el)));
+          this.balance.el)),
+      waitingSeries(this));
   }
 
   seatRow(s, { host, mine }) {
@@ -137,11 +140,13 @@ export class WaitingRoom {
       h("span", { class: "seat-num" }, String(s.seat)),
       h("span", { class: "wait-name" }, label),
       s.you ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
+      keptBadge(s),
       kind === "bot" ? h("span", { class: "badge" }, t("seat.bot"), s.bot_kind ? ` · ${s.bot_kind}` : "") : null,
       kind === "person" && s.connected === false ? h("span", { class: "badge" }, `⚡ ${t("seat.offline")}`) : null,
       h("span", { class: "wait-actions" },
         !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), on: { click: () => this.sit(s.seat) } }) : null,
         !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), on: { click: () => this.addBot(s.seat) } }) : null,
+        takeBotButton(this, s),
         kind && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), on: { click: () => this.free(s.seat) } }) : null));
   }
 
