@@ -55,13 +55,31 @@ export class ActionPanel {
     }
   }
 
+  /**
+   * A question about an action, bound to the phase it was asked in (D41): it closes with a
+   * note when the phase changes, the game ends or `still(view)` stops holding.
+   */
+  ask(options, still) {
+    const asked = JSON.stringify(this.store.view?.phase ?? null);
+    const title = options.title;
+    const stale = () => {
+      const view = this.store.view;
+      if (!view || view.status !== "running") return t("act.stale_over", { title });
+      if (JSON.stringify(view.phase) !== asked) return t("act.stale_phase", { title });
+      if (!still(view)) return t("act.stale_illegal", { title });
+      return null;
+    };
+    return confirmDialog({ ...options, stale });
+  }
+
   async power(legal, target) {
     if (CONFIRM.has(legal.do)) {
-      const ok = await confirmDialog({
+      const still = (view) => (view.legal || []).some((a) => a.do === legal.do && (a.targets || []).includes(target));
+      const ok = await this.ask({
         title: t(`act.${legal.do}`, { target: seatName(target) }),
         body: capital(msg(`play.confirm.${legal.do}`, { target })),
         confirm: t(`act.confirm_${legal.do}`), danger: true,
-      });
+      }, still);
       if (!ok) return;
     }
     await this.run({ do: legal.do, target });
@@ -76,27 +94,27 @@ export class ActionPanel {
     };
     const [l1, shown] = make("ill-shown", t("act.illusion_shown"), legal.shown || [], sel);
     const [l2, real] = make("ill-real", t("act.illusion_real"), legal.targets || [], this.store.view?.choices?.illusion?.target);
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.illusion_title"), body: t("act.illusion_help"), confirm: t("act.illusion_do"),
       extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real),
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "illusion"));
     if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value) });
   }
 
   async pass() {
     const lines = choiceLines(this.store.view);
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
       confirm: t("act.pass_do"), cancel: t("act.pass_keep"),
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "pass"));
     if (ok) await this.run({ do: "pass" });
   }
 
   async leave() {
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.leave_title"), body: t("act.leave_body"), confirm: t("act.leave_do"), danger: true,
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "leave"));
     if (ok) await this.run({ do: "leave" });
   }
 

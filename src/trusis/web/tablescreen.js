@@ -17,7 +17,7 @@ import { EndScreen } from "./endscreen.js";
 import { WaitingRoom } from "./waiting.js";
 import { Tabs } from "./tabs.js";
 import { roleCard } from "./rules.js";
-import { banner, resultCard } from "./dialogs.js";
+import { banner, recheckDialogs, resultCard } from "./dialogs.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
@@ -145,6 +145,7 @@ export class TableScreen {
       if (change.events.some((e) => e.code === "phase_started")) this.ring.selected = null;
       this.announce(change.events);
     }
+    recheckDialogs();
     this.render();
   }
 
