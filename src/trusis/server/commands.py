@@ -71,7 +71,9 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
     elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
         reply = refusal(room, "unknown_action", {"do": given.do}, lang)
     elif not room.allowed(player_id, Action(given.do)):
-        reply = refusal(room, "rate_limited", {}, lang)
+        # `retry_after`: when the same command would be taken (the chat says when).
+        wait = room.retry_after(player_id, Action(given.do))
+        reply = refusal(room, "rate_limited", {"retry_after": wait}, lang)
         reply["id"] = client_id
         return reply  # not remembered: the same id may be tried again once the budget allows
     else:

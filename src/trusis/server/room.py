@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import secrets
 import time
@@ -334,6 +335,10 @@ class Room:
     def allowed(self, player_id: str, action: Action) -> bool:
         """The per-player rate limits (commands, and chat on its own)."""
         return self.budget(player_id).take(chat=action.do == SAY)
+
+    def retry_after(self, player_id: str, action: Action) -> int:
+        """Whole seconds (at least 1) until a refused `action` would be allowed again."""
+        return max(1, math.ceil(self.budget(player_id).retry_after(chat=action.do == SAY)))
 
     # -- what runs by itself: timers, absent players, bots ---------------------
 
