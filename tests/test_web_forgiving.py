@@ -21,10 +21,14 @@ from test_web_support import (
     PHONE,
     Watched,
     chromium,
+    create_table,
     needs_chromium,
     phase_of,
     serve,
     shot,
+    sign_in,
+    sit_and_fill,
+    start,
 )
 
 pytestmark = needs_chromium
@@ -141,3 +145,93 @@ def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> N
         context.close()
         for guest in guests:
             guest.close()
+
+
+def test_a_first_visit_is_clean_and_a_long_name_is_told_before_sending(server, browser) -> None:
+    """No console error for a visitor with no account (issue 21), and a name past 32
+    characters is said to be too long before anything is sent (D44)."""
+    for size, label in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        context = browser.new_context(viewport=size, locale="en-GB")
+        watched = Watched(context)
+        page = watched.page
+        try:
+            page.goto(server.url + "/")
+            field = page.locator("#name-input")
+            field.wait_for()
+            page.wait_for_timeout(500)
+            assert [m for m in watched.console if m.startswith("error")] == []
+            assert watched.errors == []
+            long_name = "Bartholomew_Featherstonehaugh</b>!!"  # 35 characters
+            field.fill(long_name)
+            count = page.locator(".name-form .name-count")
+            assert "at most 32 characters" in count.inner_text()
+            assert "35" in count.inner_text()
+            assert page.locator(".name-form button[type=submit]").is_disabled()
+            assert field.input_value() == long_name  # shown whole, nothing cut unseen
+            shot(page, f"forgiving-name-too-long-{label}")
+            field.fill(long_name[:32])
+            assert count.inner_text() == "32/32 characters"
+            page.locator(".name-form button[type=submit]").click()
+            page.locator("form.name-form .hint").filter(has_text=long_name[:32]).wait_for()
+        finally:
+            context.close()
+
+
+def test_a_public_table_has_a_link_to_copy(server, browser) -> None:
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Ann")
+        table_id = create_table(page, 5)
+        link = page.locator("#invite-link")
+        assert link.input_value() == f"{server.url}/t/{table_id}"
+        assert "public" in page.locator(".invite").inner_text()
+        page.locator(".invite .btn").click()
+        page.locator(".invite-copied", has_text="The link is copied").wait_for()
+        assert page.evaluate("navigator.clipboard.readText()") == f"{server.url}/t/{table_id}"
+        shot(page, "forgiving-public-link-desktop")
+        page.set_viewport_size(PHONE)
+        shot(page, "forgiving-public-link-phone")
+        assert watched.problems() == []
+    finally:
+        context.close()
+
+
+def test_a_selected_seat_says_what_will_happen_and_the_chat_says_when_to_send_again(
+        server, browser) -> None:
+    """Selecting a seat names the button that would act on it; a chat line refused by the
+    rate limit stays in the box with the seconds until it can go (protocol: retry_after)."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Ann")
+        table_id = create_table(page, 5)
+        sit_and_fill(page, table_id)
+        start(page)
+        target = page.locator(".seat:not(.is-me)").first
+        target.click()
+        name = target.locator(".seat-name").inner_text() if target.locator(".seat-name").count() \
+            else ""
+        hint = page.locator(".actions-hint").inner_text()
+        assert "is selected: press “Vote for" in hint, hint
+        assert name in hint
+        assert "You have chosen nothing" in page.locator(".actions-choices").inner_text()
+        shot(page, "forgiving-selected-desktop")
+        box = page.locator(".chat-row input")
+        for i in range(12):
+            box.fill(f"hello {i}")
+            page.keyboard.press("Enter")
+        error = page.locator(".chat-error")
+        error.filter(has_text="you can send it in").wait_for(timeout=5000)
+        assert box.input_value().startswith("hello ")
+        shot(page, "forgiving-chat-too-fast-desktop")
+        page.set_viewport_size(PHONE)
+        page.locator("#tab-p-chat").click()
+        shot(page, "forgiving-chat-too-fast-phone")
+        error.filter(has_text="You can send your message now.").wait_for(timeout=10000)
+        assert watched.errors == []
+    finally:
+        context.close()

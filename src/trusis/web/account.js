@@ -8,6 +8,7 @@ import { del, post } from "./api.js";
 import { t } from "./i18n.js";
 import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
+import { nameCounter } from "./lobby.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
 export function routeLinks(app) {
@@ -128,7 +129,7 @@ export function accountDialog(app, mode = "login") {
   const title = h("h2", { id: "acct-title", class: "dialog-title" });
   const hint = h("p", { class: "hint", id: "acct-hint" });
   const name = h("input", {
-    type: "text", id: "acct-name", maxLength: 32, required: true, value: guest?.name || "",
+    type: "text", id: "acct-name", maxLength: 200, required: true, value: guest?.name || "",
     attrs: { autocomplete: "username", autocapitalize: "none", spellcheck: "false" },
   });
   const password = h("input", {
@@ -150,7 +151,7 @@ export function accountDialog(app, mode = "login") {
   h("div", { class: "segmented", attrs: { role: "group", "aria-label": t("acct.choose") } }, tabs),
   hint,
   h("div", { class: "dialog-fields" },
-    h("label", { attrs: { for: "acct-name" } }, t("acct.name")), name,
+    h("label", { attrs: { for: "acct-name" } }, t("acct.name")), name, nameCounter(name, submit),
     h("label", { attrs: { for: "acct-password" } }, t("acct.password")), password, pwHint),
   error,
   h("p", { class: "acct-more" }, pageLink("/leaderboard", { on: { click: () => done() } }, t("acct.see_leaderboard"))),

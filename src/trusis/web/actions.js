@@ -150,12 +150,21 @@ export class ActionPanel {
     if (focused >= 0) this.body.querySelectorAll("button")[focused]?.focus();
   }
 
+  /** What a selected seat will do: nothing until an action is pressed (say which). */
+  selectedHint(sel, ready) {
+    const seat = seatName(sel);
+    if (!ready.length) return t("act.selected_nothing", { seat });
+    const or = ` ${t("act.or")} `;
+    return t("act.selected_next", { seat, action: ready.map((label) => t("act.quoted", { text: label })).join(or) });
+  }
+
   draw(view, sel) {
     const legal = view.legal || [];
     const powers = legal.filter((a) => POWERS.includes(a.do));
     const night = view.phase.kind === "night";
     const lines = choiceLines(view);
     const buttons = [];
+    const ready = [];  // the labels of the actions the selected seat can be aimed with
     for (const a of powers) {
       if (a.do === "illusion") {
         buttons.push(h("button", { class: "btn btn-power", type: "button", disabled: this.busy,
@@ -165,6 +174,7 @@ export class ActionPanel {
       const ok = sel !== null && (a.targets || []).includes(sel);
       const key = a.do === "vote" && night ? "act.vote_night" : `act.${a.do}`;
       const label = sel !== null ? t(key, { target: seatName(sel) }) : t(`${key}_none`);
+      if (ok) ready.push(label);
       buttons.push(h("button", {
         class: ["btn", "btn-power", CONFIRM.has(a.do) ? "is-final" : ""], type: "button",
         disabled: this.busy || !ok, dataset: { do: a.do },
@@ -178,7 +188,7 @@ export class ActionPanel {
       }
     }
     const hint = powers.length && sel === null ? t("act.select_first")
-      : sel !== null && powers.length ? t("act.selected", { seat: seatName(sel) }) : "";
+      : sel !== null && powers.length ? this.selectedHint(sel, ready) : "";
     const canPass = legal.some((a) => a.do === "pass");
     fill(this.body,
       h("div", { class: "actions-info" },

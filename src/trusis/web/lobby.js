@@ -8,12 +8,37 @@ import { CreateForm } from "./createform.js";
 import { errorText } from "./errors.js";
 
 /** The name form: shown in the lobby, and at a table when nobody is signed in. */
+export const NAME_MAX = 32;
+
+/**
+ * A name field's length, said while typing: a name keeps at most 32 characters, and one
+ * that is longer is not sent (and not cut where nobody sees it: D44). The field itself
+ * takes more, so a pasted name is shown whole and the player chooses what to drop.
+ */
+export function nameCounter(input, submit) {
+  const note = h("p", { class: "hint name-count", id: `${input.id}-count` });
+  input.setAttribute("aria-describedby", note.id);
+  const update = () => {
+    const n = [...input.value.trim()].length;
+    const over = n > NAME_MAX;
+    note.textContent = over ? t("name.too_long", { count: n, max: NAME_MAX }) : t("name.count", { count: n, max: NAME_MAX });
+    note.classList.toggle("is-over", over);
+    input.setCustomValidity(over ? note.textContent : "");
+    if (submit) submit.disabled = over;
+  };
+  input.addEventListener("input", update);
+  update();
+  return note;
+}
+
 export function nameForm(app, { compact = false } = {}) {
   const input = h("input", {
-    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: 32, required: true,
+    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: 200, required: true,
     value: app.me?.name || "", attrs: { autocomplete: "nickname", placeholder: t("name.placeholder") },
   });
   const error = h("p", { class: "form-error", attrs: { role: "alert" } });
+  const go = h("button", { class: "btn btn-primary", type: "submit", text: app.me ? t("name.rename") : t("name.go") });
+  const count = nameCounter(input, go);
   const form = h("form", {
     class: ["card", "name-form", compact ? "compact" : ""], attrs: { "aria-labelledby": "name-title" },
     on: {
@@ -31,9 +56,8 @@ export function nameForm(app, { compact = false } = {}) {
   },
   h("h2", { id: "name-title" }, app.me ? t("name.change") : t("name.title")),
   app.me ? h("p", { class: "hint" }, t("name.current", { name: app.me.name })) : h("p", { class: "hint" }, t("name.hint")),
-  h("div", { class: "row" }, h("label", { class: "sr-only", attrs: { for: input.id } }, t("name.label")), input,
-    h("button", { class: "btn btn-primary", type: "submit", text: app.me ? t("name.rename") : t("name.go") })),
-  error);
+  h("div", { class: "row" }, h("label", { class: "sr-only", attrs: { for: input.id } }, t("name.label")), input, go),
+  count, error);
   return form;
 }
 
