@@ -10,8 +10,11 @@ on its timer (R12) while the question waits.
 from __future__ import annotations
 
 import json
+import re
 import threading
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -24,6 +27,7 @@ from test_web_support import (
     create_table,
     needs_chromium,
     phase_of,
+    play_to_end,
     serve,
     shot,
     sign_in,
@@ -140,6 +144,22 @@ def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> N
             shot(page, "forgiving-sweep-closed-phone")
             assert "sweep" not in sent_actions(watched)
             page.locator(".dialog-note .btn").first.click()
+
+            # Night 2: a sweep confirmed in its own phase acts, and its card says the
+            # result once: the title says whose it is, the text only what was learnt.
+            page.set_viewport_size(DESKTOP)
+            page.locator(".statusbar .phase", has_text="Night 2").wait_for(timeout=45000)
+            target = page.locator(".seat:not(.is-me):not(.is-dead)").first
+            target.click()
+            sweep.click()
+            dialog.locator(".btn-danger").click()
+            card = page.locator(".result-card")
+            card.wait_for()
+            assert card.locator(".result-title").inner_text().endswith("Your sweep")
+            body = card.locator(".result-text").inner_text()
+            assert body.startswith(target.locator(".seat-name").inner_text()), body
+            assert "sweep" not in body.lower(), body
+            shot(page, "forgiving-sweep-card-desktop")
             assert not [e for e in watched.errors]
     finally:
         context.close()
@@ -232,6 +252,87 @@ def test_a_selected_seat_says_what_will_happen_and_the_chat_says_when_to_send_ag
         page.locator("#tab-p-chat").click()
         shot(page, "forgiving-chat-too-fast-phone")
         error.filter(has_text="You can send your message now.").wait_for(timeout=10000)
+
+        # To the end, shown as a draw (R34): the verdict does not say "a draw" again.
+        page.set_viewport_size(DESKTOP)
+        page.route(f"**/api/tables/{table_id}/summary*", as_a_draw)
+        play_to_end(page)
+        assert page.locator(".endscreen h1").inner_text() == "A draw"
+        assert page.locator(".end-verdict").inner_text() == "Nobody wins."
         assert watched.errors == []
     finally:
         context.close()
+
+
+def test_the_words_of_a_game_seen_from_outside(server, browser) -> None:
+    """A spectator of five bots (en-GB): 24-hour times, one line for a vote death, a draw
+    said once on the end screen, and the all-seats replay names who swept (no "your")."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    host = Guest(server.url, "Hal")
+    try:
+        for _ in range(8):  # a game where the Sweeper swept (it may die on Day 1)
+            table_id = host.create(seats=5, day_seconds=30, night_seconds=15)["id"]
+            host.bots(table_id, 5)
+            host.start(table_id)
+            steps = wait_finished(host, table_id)
+            sweep = next((k for k in range(1, steps + 1) if any(
+                e["code"] == "sweep_result"
+                for e in replay_step(host, table_id, k)["events"])), None)
+            if sweep is not None:
+                break
+        assert sweep is not None, "no game had a sweep"
+        assert page.request.post(server.url + "/api/guest", data={"name": "Sam"}).ok
+        page.route(f"**/api/tables/{table_id}/summary*", as_a_draw)
+        page.goto(f"{server.url}/t/{table_id}")
+        page.locator(".endscreen h1").wait_for()
+        page.locator(".endscreen .end-roles tbody tr").first.wait_for()
+        assert page.locator(".endscreen h1").inner_text() == "A draw"
+        page.locator("#tab-d-log").click()
+        lines = [t.strip() for t in page.locator(".log-line .log-text").all_inner_texts()]
+        killed = [line.removesuffix(" is killed by the vote") for line in lines
+                  if line.endswith(" is killed by the vote")]
+        assert killed, lines
+        for who in killed:
+            assert f"{who} dies" not in lines, lines
+        page.locator("#tab-d-chat").click()
+        times = page.locator(".chat-time").all_inner_texts()
+        assert times and all(re.fullmatch(r"\d\d:\d\d", t.strip()) for t in times), times
+        shot(page, "forgiving-end-draw-desktop")
+
+        page.goto(f"{server.url}/t/{table_id}/replay?step={sweep}")
+        caption = page.locator(".replay-caption")
+        caption.filter(has_text="sweeps").wait_for()
+        assert "Your sweep" not in caption.inner_text() and "your sweep" not in caption.inner_text()
+        shot(page, "forgiving-replay-sweep-desktop")
+        assert watched.errors == []
+    finally:
+        host.close()
+        context.close()
+
+
+def as_a_draw(route: Any) -> None:
+    """The end screen's summary, as if the game were a draw (R34)."""
+    response = route.fetch()
+    data = response.json()
+    data["winner"], data["winners"] = "DRAW", []
+    route.fulfill(response=response, json=data)
+
+
+def wait_finished(guest: Guest, table_id: str, timeout: float = 90.0) -> int:
+    """Wait for a bots' game to end; the number of steps of its all-seats replay."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        table = guest.http.get(f"/api/tables/{table_id}").json()
+        if table["status"] == "finished":
+            return int(replay_step(guest, table_id, 0)["steps"])
+        time.sleep(0.5)
+    raise AssertionError("the bots' game did not end")
+
+
+def replay_step(guest: Guest, table_id: str, step: int) -> dict[str, Any]:
+    reply = guest.http.get(f"/api/tables/{table_id}/replay", params={"step": step})
+    assert reply.status_code == 200, reply.text
+    data: dict[str, Any] = reply.json()
+    return data

@@ -4,14 +4,14 @@
 
 import { fill, h } from "./dom.js";
 import { get, post } from "./api.js";
-import { capital, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
+import { capital, hasMsg, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
 import { GameStore } from "./game.js";
 import { TableConnection } from "./net.js";
 import { StatusBar } from "./status.js";
 import { SeatRing } from "./seats.js";
 import { ActionPanel } from "./actions.js";
 import { Chat } from "./chat.js";
-import { GameLog, eventText } from "./log.js";
+import { GameLog, eventText, toldDeath } from "./log.js";
 import { Notebook } from "./notebook.js";
 import { EndScreen } from "./endscreen.js";
 import { WaitingRoom } from "./waiting.js";
@@ -153,7 +153,8 @@ export class TableScreen {
   announce(events) {
     const lines = [];
     let kind = "info";
-    for (const e of events) {
+    for (const [i, e] of events.entries()) {
+      if (toldDeath(events, i)) continue;  // "killed by the vote" said it
       if (e.code === "phase_started") {
         const text = eventText(e);
         lines.push(text);
@@ -165,7 +166,9 @@ export class TableScreen {
       } else if (e.code === "vote_killed") {
         lines.push(eventText(e));
       } else if (RESULTS.has(e.code)) {
-        resultCard(t(`result.${e.code}`), eventText(e));
+        // The card's title says whose result it is; its text, only the result.
+        const body = hasMsg(`card.${e.code}`) ? capital(msg(`card.${e.code}`, e.params)) : eventText(e);
+        resultCard(t(`result.${e.code}`), body);
         this.app.alert(eventText(e));
       } else if (e.code === "game_over") {
         lines.push(capital(msg("event.game_over", e.params)));
