@@ -257,8 +257,19 @@ def test_a_selected_seat_says_what_will_happen_and_the_chat_says_when_to_send_ag
         page.set_viewport_size(DESKTOP)
         page.route(f"**/api/tables/{table_id}/summary*", as_a_draw)
         play_to_end(page)
+        # The end screen says it: no pop-up over its table of roles (issue 21).
+        assert page.locator("#banners .banner").count() == 0
         assert page.locator(".endscreen h1").inner_text() == "A draw"
         assert page.locator(".end-verdict").inner_text() == "Nobody wins."
+        shot(page, "forgiving-end-desktop")
+        page.set_viewport_size(PHONE)
+        page.locator("#tab-p-table").click()
+        roles = page.locator(".endscreen .end-roles")
+        roles.scroll_into_view_if_needed()
+        assert page.evaluate("""() => { const box = document.querySelector('.endscreen .scroll-x');
+            return box.scrollWidth <= box.clientWidth; }"""), "the roles table scrolls sideways"
+        assert overflowing(page, ".endscreen .end-roles th, .endscreen .end-roles td") == []
+        shot(page, "forgiving-end-roles-phone")
         assert watched.errors == []
     finally:
         context.close()
@@ -336,3 +347,63 @@ def replay_step(guest: Guest, table_id: str, step: int) -> dict[str, Any]:
     assert reply.status_code == 200, reply.text
     data: dict[str, Any] = reply.json()
     return data
+
+
+LONG_NAMES = ("Bartholomew_Featherstonehaugh", "<img src=x onerror=alert(1)>")
+
+
+def overflowing(page: Any, selector: str) -> list[str]:
+    """The elements matching `selector` that stick out of the viewport sideways."""
+    return list(page.evaluate("""(sel) => {
+      const width = document.documentElement.clientWidth;
+      return [...document.querySelectorAll(sel)]
+        .filter((el) => { const r = el.getBoundingClientRect();
+          return r.left < -1 || r.right > width + 1; })
+        .map((el) => el.textContent.slice(0, 40));
+    }""", selector))
+
+
+def covered_chips(page: Any) -> list[str]:
+    """The vote chips whose centre shows something else (the role card, another seat)."""
+    return list(page.evaluate("""() => [...document.querySelectorAll('.seat-votes .chip')]
+      .filter((chip) => { const r = chip.getBoundingClientRect();
+        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !(top && chip.closest('.seat').contains(top)); })
+      .map((chip) => chip.closest('.seat').dataset.seat + ':' + chip.textContent)"""))
+
+
+def test_long_names_fit_a_phone_and_stay_whole(server, browser) -> None:
+    """Issue 21: one long word in a name pushed half the table off a 390 px screen. Every
+    seat fits, the page does not scroll sideways, and the whole name stays reachable (its
+    title, and the seat's accessible name)."""
+    context = browser.new_context(viewport=PHONE, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    guests = [Guest(server.url, name) for name in LONG_NAMES]
+    try:
+        sign_in(page, server.url, "Ann")
+        table_id = create_table(page, 8)
+        sit_and_fill(page, table_id, *guests)
+        assert overflowing(page, ".wait-seat") == []
+        shot(page, "forgiving-long-names-waiting-phone", full_page=True)
+        start(page)
+        page.locator(".seat").nth(7).wait_for()
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+        assert overflowing(page, ".seat") == []
+        for name in LONG_NAMES:
+            seat = page.locator(".seat", has=page.locator(".seat-name", has_text=name))
+            assert seat.count() == 1, name
+            assert seat.locator(".seat-name").get_attribute("title") == name
+            assert name in (seat.get_attribute("aria-label") or "")
+        shot(page, "forgiving-long-names-phone", full_page=True)
+        page.set_viewport_size(DESKTOP)
+        # No vote chip hides under the role card in the ring's centre.
+        page.locator(".seat-votes .chip").first.wait_for()
+        page.locator(".role-card details").evaluate("el => { el.open = true; }")
+        assert covered_chips(page) == []
+        shot(page, "forgiving-long-names-desktop")
+        assert watched.errors == []
+    finally:
+        for guest in guests:
+            guest.close()
+        context.close()

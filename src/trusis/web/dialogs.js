@@ -50,6 +50,12 @@ export function banner(lines, kind = "info") {
   announce(list.join(". "));
 }
 
+/** Take down the banner on screen (the end screen needs the room it covers). */
+export function clearBanners() {
+  const host = $("#banners");
+  while (host?.firstChild) host.firstChild.remove();
+}
+
 /**
  * A modal question. Resolves true when confirmed. `danger` styles the confirm button as an
  * irreversible act, and then the focus starts on Cancel so a stray Enter does nothing.

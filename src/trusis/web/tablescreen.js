@@ -17,7 +17,7 @@ import { EndScreen } from "./endscreen.js";
 import { WaitingRoom } from "./waiting.js";
 import { Tabs } from "./tabs.js";
 import { roleCard } from "./rules.js";
-import { banner, recheckDialogs, resultCard } from "./dialogs.js";
+import { announce as speak, banner, clearBanners, recheckDialogs, resultCard } from "./dialogs.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
@@ -176,7 +176,11 @@ export class TableScreen {
         this.end.load();
       }
     }
-    if (lines.length) banner(lines, kind);
+    // At the end the end screen says it all: no banner over its table of roles.
+    if (events.some((e) => e.code === "game_over")) {
+      clearBanners();
+      if (lines.length) speak(lines.join(". "));
+    } else if (lines.length) banner(lines, kind);
   }
 
   unread(n) {
