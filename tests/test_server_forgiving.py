@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from serverproc import Guest, ServerProcess, running_server
+from serverproc import Guest, Player, ServerProcess, running_server
 
 
 @pytest.fixture(scope="module")
@@ -57,4 +57,34 @@ def test_human_in_a_custom_set_is_refused_with_the_reason_of_R3(
         text = catalogue["messages"]["setup.human_in_set"]
         assert text.startswith(human) and "(R3)" in text, text
     finally:
+        ann.close()
+
+
+def test_an_action_chosen_in_a_phase_that_is_over_is_refused(server: ServerProcess) -> None:
+    """D41: an action carrying the phase it was chosen in is refused once that phase is over
+    (`phase_over`), changes nothing, and acts as usual in its own phase."""
+    ann = Guest(server.url, "Ann")
+    table = ann.create(seats=5, day_seconds=300, night_seconds=300)
+    ann.sit(table["id"])
+    ann.bots(table["id"], 4)
+    ann.start(table["id"])
+    player = Player(server, table["id"], ann.token)
+    try:
+        player.until(lambda p: p.view is not None and p.view["phase"]["kind"] == "day", 15)
+        target = player.legal()["vote"]["targets"][0]
+        late = player.command(do="vote", target=target, phase={"kind": "night", "number": 1})
+        assert late["type"] == "refused" and late["code"] == "phase_over"
+        assert late["params"] == {"kind": "night", "number": 1}
+        assert late["message"] == "Night 1 is over: nothing was done"
+        player.until(lambda p: True, 0.5)
+        assert "vote" not in (player.view or {})["choices"]
+        seen = player.command(do="vote", target=target, phase={"kind": "day", "number": 1})
+        assert seen["type"] == "ack"
+        # A phase that is not one is a malformed frame: an `error` naming the field.
+        player.send(do="vote", target=target, phase={"kind": "dusk", "number": 1})
+        player.until(lambda p: any(m["type"] == "error" for m in p.messages), 10)
+        error = next(m for m in player.messages if m["type"] == "error")
+        assert error["field"] == "action.phase.kind"
+    finally:
+        player.close()
         ann.close()

@@ -24,6 +24,7 @@ from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
 from trusis.server.botplay import BotPlay
@@ -244,13 +245,19 @@ class Room:
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,
-                     client_id: str | None = None) -> Outcome:
-        """Play one action: apply, store, deliver to every client, then return."""
+                     client_id: str | None = None, seen: tuple[str, int] | None = None,
+                     ) -> Outcome:
+        """Play one action: apply, store, deliver to every client, then return. `seen`: the
+        phase the player chose it in; once that phase is over it is refused (D41)."""
         async with self.lock:
             if not self.owned:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
+            state = table.state
+            if seen is not None and state.running and (state.kind, state.number) != seen:
+                over = IllegalAction("phase_over", kind=seen[0], number=seen[1])
+                return Outcome(action, [], over, None, False, False)
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:

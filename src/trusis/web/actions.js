@@ -46,8 +46,11 @@ export class ActionPanel {
     this.busy = true;
     this.showRefusal(null);
     this.render();
+    // The phase it was chosen in: the server refuses it once that phase is over (D41).
+    const phase = this.store.view?.phase;
+    const sent = action.do !== "leave" && phase ? { ...action, phase: { kind: phase.kind, number: phase.number } } : action;
     try {
-      const answer = await this.act(action);
+      const answer = await this.act(sent);
       if (answer?.type === "refused") this.showRefusal(answer);
     } finally {
       this.busy = false;
