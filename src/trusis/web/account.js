@@ -129,7 +129,7 @@ export function accountDialog(app, mode = "login") {
   const title = h("h2", { id: "acct-title", class: "dialog-title" });
   const hint = h("p", { class: "hint", id: "acct-hint" });
   const name = h("input", {
-    type: "text", id: "acct-name", maxLength: 200, required: true, value: guest?.name || "",
+    type: "text", id: "acct-name", maxLength: 32, required: true, value: guest?.name || "",
     attrs: { autocomplete: "username", autocapitalize: "none", spellcheck: "false" },
   });
   const password = h("input", {

@@ -196,7 +196,8 @@ export class ActionPanel {
     fill(this.body,
       h("div", { class: "actions-info" },
         !powers.length ? h("p", { class: "actions-prompt" }, this.prompt()) : null,
-        lines.length || powers.length
+        // Nothing chosen yet but a seat selected: the hint below says what pressing will do.
+        lines.length || (powers.length && !ready.length)
           ? h("p", { class: "actions-choices" }, lines.length ? lines.join(" · ") : msg("play.no_choice", {})) : null,
         hint ? h("p", { class: "actions-hint" }, hint) : null),
       h("div", { class: "actions-buttons" }, buttons,

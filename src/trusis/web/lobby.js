@@ -11,29 +11,41 @@ import { errorText } from "./errors.js";
 export const NAME_MAX = 32;
 
 /**
- * A name field's length, said while typing: a name keeps at most 32 characters, and one
- * that is longer is not sent (and not cut where nobody sees it: D44). The field itself
- * takes more, so a pasted name is shown whole and the player chooses what to drop.
+ * A name field's length, said while typing (D44): the field takes 32 characters, the count
+ * says how many are left and when the limit is reached, and a paste that the field had to
+ * cut says so, before anything is sent. A longer value set some other way is not sent.
  */
 export function nameCounter(input, submit) {
-  const note = h("p", { class: "hint name-count", id: `${input.id}-count` });
+  input.maxLength = NAME_MAX;
+  const note = h("p", { class: "hint name-count", id: `${input.id}-count`, attrs: { "aria-live": "polite" } });
   input.setAttribute("aria-describedby", note.id);
+  let pasted = 0;  // the length of a paste the field cut, until the next edit
   const update = () => {
     const n = [...input.value.trim()].length;
     const over = n > NAME_MAX;
-    note.textContent = over ? t("name.too_long", { count: n, max: NAME_MAX }) : t("name.count", { count: n, max: NAME_MAX });
-    note.classList.toggle("is-over", over);
+    note.textContent = over ? t("name.too_long", { count: n, max: NAME_MAX })
+      : pasted ? t("name.cut", { count: pasted, max: NAME_MAX })
+        : n >= NAME_MAX ? t("name.full", { max: NAME_MAX }) : t("name.count", { count: n, max: NAME_MAX });
+    note.classList.toggle("is-over", over || !!pasted);
     input.setCustomValidity(over ? note.textContent : "");
     if (submit) submit.disabled = over;
   };
-  input.addEventListener("input", update);
+  input.addEventListener("paste", (ev) => {
+    const text = ev.clipboardData?.getData("text") || "";
+    const kept = [...input.value].length - Math.abs((input.selectionEnd ?? 0) - (input.selectionStart ?? 0));
+    pasted = kept + [...text].length > NAME_MAX ? kept + [...text].length : 0;
+  });
+  input.addEventListener("input", (ev) => {
+    if (ev.inputType !== "insertFromPaste") pasted = 0;
+    update();
+  });
   update();
   return note;
 }
 
 export function nameForm(app, { compact = false } = {}) {
   const input = h("input", {
-    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: 200, required: true,
+    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: NAME_MAX, required: true,
     value: app.me?.name || "", attrs: { autocomplete: "nickname", placeholder: t("name.placeholder") },
   });
   const error = h("p", { class: "form-error", attrs: { role: "alert" } });
