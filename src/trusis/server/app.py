@@ -216,5 +216,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The client routes on the path: every page of it is the same document.
     for path in ("/", "/t/{table_id}", "/t/{table_id}/replay", "/p/{player_id}",
                  "/leaderboard"):
-        app.get(path, include_in_schema=False)(page)
+        # HEAD too: link checkers and uptime monitors ask it, and expect 200 like GET.
+        app.api_route(path, methods=["GET", "HEAD"], include_in_schema=False)(page)
     return app

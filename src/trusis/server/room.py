@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import secrets
 import time
@@ -23,6 +24,7 @@ from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
 from trusis.server import logs
@@ -268,13 +270,19 @@ class Room:
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,
-                     client_id: str | None = None) -> Outcome:
-        """Play one action: apply, store, deliver to every client, then return."""
+                     client_id: str | None = None, seen: tuple[str, int] | None = None,
+                     ) -> Outcome:
+        """Play one action: apply, store, deliver to every client, then return. `seen`: the
+        phase the player chose it in; once that phase is over it is refused (D41)."""
         async with self.lock:
             if not self.owned:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
+            state = table.state
+            if seen is not None and state.running and (state.kind, state.number) != seen:
+                over = IllegalAction("phase_over", kind=seen[0], number=seen[1])
+                return Outcome(action, [], over, None, False, False)
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:
@@ -365,6 +373,10 @@ class Room:
     def allowed(self, player_id: str, action: Action) -> bool:
         """The per-player rate limits (commands, and chat on its own)."""
         return self.budget(player_id).take(chat=action.do == SAY)
+
+    def retry_after(self, player_id: str, action: Action) -> int:
+        """Whole seconds (at least 1) until a refused `action` would be allowed again."""
+        return max(1, math.ceil(self.budget(player_id).retry_after(chat=action.do == SAY)))
 
     # -- what runs by itself: timers, absent players, bots ---------------------
 

@@ -46,8 +46,11 @@ export class ActionPanel {
     this.busy = true;
     this.showRefusal(null);
     this.render();
+    // The phase it was chosen in: the server refuses it once that phase is over (D41).
+    const phase = this.store.view?.phase;
+    const sent = action.do !== "leave" && phase ? { ...action, phase: { kind: phase.kind, number: phase.number } } : action;
     try {
-      const answer = await this.act(action);
+      const answer = await this.act(sent);
       if (answer?.type === "refused") this.showRefusal(answer);
     } finally {
       this.busy = false;
@@ -55,13 +58,31 @@ export class ActionPanel {
     }
   }
 
+  /**
+   * A question about an action, bound to the phase it was asked in (D41): it closes with a
+   * note when the phase changes, the game ends or `still(view)` stops holding.
+   */
+  ask(options, still) {
+    const asked = JSON.stringify(this.store.view?.phase ?? null);
+    const title = options.title;
+    const stale = () => {
+      const view = this.store.view;
+      if (!view || view.status !== "running") return t("act.stale_over", { title });
+      if (JSON.stringify(view.phase) !== asked) return t("act.stale_phase", { title });
+      if (!still(view)) return t("act.stale_illegal", { title });
+      return null;
+    };
+    return confirmDialog({ ...options, stale });
+  }
+
   async power(legal, target) {
     if (CONFIRM.has(legal.do)) {
-      const ok = await confirmDialog({
+      const still = (view) => (view.legal || []).some((a) => a.do === legal.do && (a.targets || []).includes(target));
+      const ok = await this.ask({
         title: t(`act.${legal.do}`, { target: seatName(target) }),
         body: capital(msg(`play.confirm.${legal.do}`, { target })),
         confirm: t(`act.confirm_${legal.do}`), danger: true,
-      });
+      }, still);
       if (!ok) return;
     }
     await this.run({ do: legal.do, target });
@@ -76,27 +97,27 @@ export class ActionPanel {
     };
     const [l1, shown] = make("ill-shown", t("act.illusion_shown"), legal.shown || [], sel);
     const [l2, real] = make("ill-real", t("act.illusion_real"), legal.targets || [], this.store.view?.choices?.illusion?.target);
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.illusion_title"), body: t("act.illusion_help"), confirm: t("act.illusion_do"),
       extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real),
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "illusion"));
     if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value) });
   }
 
   async pass() {
     const lines = choiceLines(this.store.view);
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
       confirm: t("act.pass_do"), cancel: t("act.pass_keep"),
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "pass"));
     if (ok) await this.run({ do: "pass" });
   }
 
   async leave() {
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.leave_title"), body: t("act.leave_body"), confirm: t("act.leave_do"), danger: true,
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "leave"));
     if (ok) await this.run({ do: "leave" });
   }
 
@@ -132,12 +153,21 @@ export class ActionPanel {
     if (focused >= 0) this.body.querySelectorAll("button")[focused]?.focus();
   }
 
+  /** What a selected seat will do: nothing until an action is pressed (say which). */
+  selectedHint(sel, ready) {
+    const seat = seatName(sel);
+    if (!ready.length) return t("act.selected_nothing", { seat });
+    const or = ` ${t("act.or")} `;
+    return t("act.selected_next", { seat, action: ready.map((label) => t("act.quoted", { text: label })).join(or) });
+  }
+
   draw(view, sel) {
     const legal = view.legal || [];
     const powers = legal.filter((a) => POWERS.includes(a.do));
     const night = view.phase.kind === "night";
     const lines = choiceLines(view);
     const buttons = [];
+    const ready = [];  // the labels of the actions the selected seat can be aimed with
     for (const a of powers) {
       if (a.do === "illusion") {
         buttons.push(h("button", { class: "btn btn-power", type: "button", disabled: this.busy,
@@ -147,6 +177,7 @@ export class ActionPanel {
       const ok = sel !== null && (a.targets || []).includes(sel);
       const key = a.do === "vote" && night ? "act.vote_night" : `act.${a.do}`;
       const label = sel !== null ? t(key, { target: seatName(sel) }) : t(`${key}_none`);
+      if (ok) ready.push(label);
       buttons.push(h("button", {
         class: ["btn", "btn-power", CONFIRM.has(a.do) ? "is-final" : ""], type: "button",
         disabled: this.busy || !ok, dataset: { do: a.do },
@@ -160,12 +191,13 @@ export class ActionPanel {
       }
     }
     const hint = powers.length && sel === null ? t("act.select_first")
-      : sel !== null && powers.length ? t("act.selected", { seat: seatName(sel) }) : "";
+      : sel !== null && powers.length ? this.selectedHint(sel, ready) : "";
     const canPass = legal.some((a) => a.do === "pass");
     fill(this.body,
       h("div", { class: "actions-info" },
         !powers.length ? h("p", { class: "actions-prompt" }, this.prompt()) : null,
-        lines.length || powers.length
+        // Nothing chosen yet but a seat selected: the hint below says what pressing will do.
+        lines.length || (powers.length && !ready.length)
           ? h("p", { class: "actions-choices" }, lines.length ? lines.join(" · ") : msg("play.no_choice", {})) : null,
         hint ? h("p", { class: "actions-hint" }, hint) : null),
       h("div", { class: "actions-buttons" }, buttons,

@@ -24,8 +24,9 @@ class App {
     await setLang(preferredLang());
     this.header();
     try {
-      const data = await get("/api/me");
-      this.me = data.player || data;
+      // A visitor with no name yet is no error: /api/session answers {"player": null}.
+      const data = await get("/api/session");
+      this.me = data.player || null;
     } catch { this.me = null; }
     this.header();
     routeLinks(this);

@@ -102,13 +102,30 @@ export class Chat {
     if (!text) return;
     const action = { do: "say", text };
     if (this.thread !== PUBLIC) action.to = Number(this.thread);
+    clearInterval(this.slowTimer);
     this.error.textContent = "";
     this.input.value = "";
     const answer = await this.send(action);
     if (answer?.type === "refused") {
       this.input.value = text;
-      this.error.textContent = errorText(answer);
+      if (answer.code === "rate_limited") this.slowDown(Number(answer.params?.retry_after) || 2);
+      else this.error.textContent = errorText(answer);
     }
+  }
+
+  /** The chat's rate limit refused a line: it stays in the box, and a countdown says when
+   * it can go (the server's `retry_after`), then that it can go now. */
+  slowDown(seconds) {
+    clearInterval(this.slowTimer);
+    const until = Date.now() + seconds * 1000;
+    const tick = () => {
+      const left = Math.ceil((until - Date.now()) / 1000);
+      if (left > 0) { this.error.textContent = t("chat.too_fast", { count: left }); return; }
+      clearInterval(this.slowTimer);
+      this.error.textContent = this.input.value.trim() ? t("chat.send_again") : "";
+    };
+    tick();
+    this.slowTimer = setInterval(tick, 250);
   }
 
   render() {

@@ -50,11 +50,17 @@ export function banner(lines, kind = "info") {
   announce(list.join(". "));
 }
 
+/** Take down the banner on screen (the end screen needs the room it covers). */
+export function clearBanners() {
+  const host = $("#banners");
+  while (host?.firstChild) host.firstChild.remove();
+}
+
 /**
  * A modal question. Resolves true when confirmed. `danger` styles the confirm button as an
  * irreversible act, and then the focus starts on Cancel so a stray Enter does nothing.
  */
-export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null }) {
+export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null, stale = null }) {
   return new Promise((resolve) => {
     const dlg = h("dialog", { class: "dialog", attrs: { "aria-labelledby": "dlg-title" } });
     const no = h("button", { class: "btn", type: "button", text: cancel || t("cancel") });
@@ -68,11 +74,44 @@ export function confirmDialog({ title, body, confirm, cancel, danger = false, ex
       h("div", { class: "dialog-buttons" }, no, yes),
     ]);
     let answer = false;
-    const close = showModal(dlg, () => resolve(answer));
+    const watch = stale ? () => {
+      const why = stale();
+      if (!why) return false;
+      answer = false;
+      close();
+      note(why);
+      return true;
+    } : null;
+    const close = showModal(dlg, () => { if (watch) watched.delete(watch); resolve(answer); });
+    if (watch) watched.add(watch);
     no.addEventListener("click", close);
-    yes.addEventListener("click", () => { answer = true; close(); });
+    // Confirming asks once more: an answer never acts on a question that no longer holds.
+    yes.addEventListener("click", () => { if (watch?.()) return; answer = true; close(); });
     (danger ? no : yes).focus();
   });
+}
+
+/** The open questions about an action, each with its own test of whether it still holds. */
+const watched = new Set();
+
+/**
+ * Close every open question about an action that no longer holds (the phase changed, the
+ * game ended, the action is no longer legal), each with a note that says why. The table
+ * calls it on every change of the game.
+ */
+export function recheckDialogs() {
+  for (const watch of [...watched]) watch();
+}
+
+/** A short note that stays a while (or until closed): why a question went away unanswered. */
+export function note(text) {
+  const host = $("#cards");
+  if (!host) return;
+  const ok = h("button", { class: "btn btn-small", type: "button", text: t("ok") });
+  const el = h("div", { class: "dialog-note", attrs: { role: "status" } }, h("p", {}, text), ok);
+  ok.addEventListener("click", () => el.remove());
+  host.append(el);
+  setTimeout(() => el.remove(), 12000);
 }
 
 /**

@@ -58,7 +58,16 @@ export function mmss(seconds) {
 /** hh:mm of a time in seconds since the epoch, in the player's locale. */
 export function clockTime(epochSeconds, lang) {
   const d = new Date(epochSeconds * 1000);
-  return d.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+  return d.toLocaleTimeString(localeFor(lang), { hour: "2-digit", minute: "2-digit" });
+}
+
+/**
+ * The browser's own locale when it speaks the page's language (en-GB keeps its 24-hour
+ * clock, fr-CA its conventions), else the page's language itself.
+ */
+export function localeFor(lang) {
+  const own = (navigator.languages || [navigator.language]).find((l) => String(l).split("-")[0] === lang);
+  return own || lang;
 }
 
 export const prefersReducedMotion = () =>

@@ -49,7 +49,7 @@ export class EndScreen {
     const winner = d?.winner ?? view.winner;
     const winners = d?.winners ?? view.winners ?? [];
     const me = this.store.seat;
-    const verdict = !me ? null : winner === "DRAW" ? msg("play.result_draw") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
+    const verdict = !me ? null : winner === "DRAW" ? t("end.nobody_wins") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
     const record = `/api/tables/${encodeURIComponent(this.store.tableId)}/record${this.q()}`;
     this.rematch.render();
     fill(this.el,

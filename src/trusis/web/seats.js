@@ -119,7 +119,7 @@ export class SeatRing {
     fill(button,
       h("span", { class: "seat-head" },
         h("span", { class: "seat-num", attrs: { "aria-hidden": "true" } }, String(p.seat)),
-        h("span", { class: "seat-name" }, p.name)),
+        h("span", { class: "seat-name", attrs: { title: p.name } }, p.name)),
       h("span", { class: "seat-badges" },
         badges.filter(Boolean).map(([k, text]) => h("span", { class: ["badge", `badge-${k}`] }, text))),
       known ? h("span", { class: "seat-known", attrs: { title: t("seat.known") } }, "◆ ", roleName(known)) : null,

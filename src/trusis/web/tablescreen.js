@@ -4,20 +4,20 @@
 
 import { fill, h } from "./dom.js";
 import { get, post } from "./api.js";
-import { capital, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
+import { capital, hasMsg, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
 import { GameStore } from "./game.js";
 import { TableConnection } from "./net.js";
 import { StatusBar } from "./status.js";
 import { SeatRing } from "./seats.js";
 import { ActionPanel } from "./actions.js";
 import { Chat } from "./chat.js";
-import { GameLog, eventText } from "./log.js";
+import { GameLog, eventText, toldDeath } from "./log.js";
 import { Notebook } from "./notebook.js";
 import { EndScreen } from "./endscreen.js";
 import { WaitingRoom } from "./waiting.js";
 import { Tabs } from "./tabs.js";
 import { roleCard } from "./rules.js";
-import { banner, resultCard } from "./dialogs.js";
+import { announce as speak, banner, clearBanners, recheckDialogs, resultCard } from "./dialogs.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
@@ -145,6 +145,7 @@ export class TableScreen {
       if (change.events.some((e) => e.code === "phase_started")) this.ring.selected = null;
       this.announce(change.events);
     }
+    recheckDialogs();
     this.render();
   }
 
@@ -152,7 +153,8 @@ export class TableScreen {
   announce(events) {
     const lines = [];
     let kind = "info";
-    for (const e of events) {
+    for (const [i, e] of events.entries()) {
+      if (toldDeath(events, i)) continue;  // "killed by the vote" said it
       if (e.code === "phase_started") {
         const text = eventText(e);
         lines.push(text);
@@ -164,7 +166,9 @@ export class TableScreen {
       } else if (e.code === "vote_killed") {
         lines.push(eventText(e));
       } else if (RESULTS.has(e.code)) {
-        resultCard(t(`result.${e.code}`), eventText(e));
+        // The card's title says whose result it is; its text, only the result.
+        const body = hasMsg(`card.${e.code}`) ? capital(msg(`card.${e.code}`, e.params)) : eventText(e);
+        resultCard(t(`result.${e.code}`), body);
         this.app.alert(eventText(e));
       } else if (e.code === "game_over") {
         lines.push(capital(msg("event.game_over", e.params)));
@@ -172,7 +176,11 @@ export class TableScreen {
         this.end.load();
       }
     }
-    if (lines.length) banner(lines, kind);
+    // At the end the end screen says it all: no banner over its table of roles.
+    if (events.some((e) => e.code === "game_over")) {
+      clearBanners();
+      if (lines.length) speak(lines.join(". "));
+    } else if (lines.length) banner(lines, kind);
   }
 
   unread(n) {

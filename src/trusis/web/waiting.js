@@ -84,14 +84,23 @@ export class WaitingRoom {
     const mine = seats.find((s) => s.you);
     const empty = seats.filter((s) => !s.kind);
     const opts = table.options || {};
-    const link = table.invite && opts.private ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}` : null;
+    // A private table's link carries its invite (the host alone sees it); a public table's
+    // link is its plain address, for everybody to pass on.
+    const secret = table.invite && opts.private;
+    const link = secret ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}`
+      : opts.private ? null : `${location.origin}/t/${encodeURIComponent(table.id)}`;
     const kindSelect = h("select", { id: "bot-kind", on: { change: (ev) => { this.kind = ev.target.value; } } },
       list.map((k) => h("option", { value: k, text: t(`bot.${k}`) === `bot.${k}` ? k : t(`bot.${k}`) })));
     kindSelect.value = this.kind;
     const copy = link ? h("button", { class: "btn btn-small", type: "button", text: t("wait.copy"),
       on: { click: async (ev) => {
-        try { await navigator.clipboard.writeText(link); ev.target.textContent = t("wait.copied"); } catch { linkInput.select(); }
+        try {
+          await navigator.clipboard.writeText(link);
+          ev.target.textContent = t("wait.copied");
+          copied.textContent = t("wait.copied_note");
+        } catch { linkInput.select(); }
       } } }) : null;
+    const copied = h("p", { class: "hint invite-copied", attrs: { role: "status" } });
     const linkInput = link ? h("input", { type: "text", readOnly: true, value: link, id: "invite-link", on: { focus: (ev) => ev.target.select() } }) : null;
     this.balance.show(opts.seats || seats.length, opts.set || { standard: true });
     fill(this.el,
@@ -103,8 +112,8 @@ export class WaitingRoom {
           opts.private ? ` · ${t("wait.private")}` : "",
           opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
       waitingRematch(this),
-      link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t("wait.invite")),
-        h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,
+      link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t(secret ? "wait.invite" : "wait.share")),
+        h("div", { class: "row" }, linkInput, copy), copied, h("p", { class: "hint" }, t(secret ? "wait.invite_hint" : "wait.share_hint"))) : null,
       h("div", { class: "waiting-grid" },
         h("section", { class: "card" },
           h("h2", {}, t("wait.seats", { taken: seats.length - empty.length - keptCount(seats), count: seats.length })),
