@@ -76,6 +76,24 @@ def keyboard_pass(page) -> bool:
     return True
 
 
+def other_pages(page, base: str, width: str) -> list[str]:
+    """axe on the finished game's replay and on the leaderboard, then back to the table."""
+    here = page.url
+    replay = page.locator(".btn-replay").get_attribute("href")
+    problems = []
+    page.goto(base + replay)
+    page.locator(".replay-title").wait_for()
+    page.wait_for_timeout(500)
+    problems += axe_problems(page, f"replay {width}")
+    page.goto(base + "/leaderboard")
+    page.locator("main h1").first.wait_for()
+    page.wait_for_timeout(500)
+    problems += axe_problems(page, f"leaderboard {width}")
+    page.goto(here)
+    page.locator(".endscreen .end-roles tbody tr").first.wait_for()
+    return problems
+
+
 def test_a_whole_game_with_the_keyboard_alone(server, browser) -> None:
     """Lobby → seat → bots → Start → vote → pass … → end screen → lobby, with keys only.
     Focus never falls to <body> (Take a seat, Fill with bots, Start, Vote, Pass), the action
@@ -161,6 +179,7 @@ def test_a_whole_game_with_the_keyboard_alone(server, browser) -> None:
     assert assert_focused(page, "the game's end")["id"] == "end-title"
     page.locator("#banners .banner").wait_for(state="detached", timeout=15000)
     problems += axe_problems(page, "end screen 1280")
+    problems += other_pages(page, server.url, "1280")
     tab_to(page, ".end-buttons .btn-primary")
     page.keyboard.press("Enter")
     page.locator(".lobby").wait_for()
@@ -391,6 +410,7 @@ def test_a_whole_game_in_the_screen_reader_mode(server, browser) -> None:
     page.locator(".endscreen .end-roles tbody tr").first.wait_for()
     page.locator("#banners .banner").wait_for(state="detached", timeout=15000)
     problems += axe_problems(page, "end screen 390")
+    problems += other_pages(page, server.url, "390")
     shot(page, "a11y-sr-end-phone", full_page=True)
     # ★ and ☠ say what they mean; the vote grid's cells have words.
     names = page.locator(".end-roles tbody tr").evaluate_all("rows => rows.map((r) => r.innerText)")
