@@ -278,6 +278,12 @@ def test_the_table_speaks_and_keeps_focus(server, browser) -> None:
         assert page.locator(".tabs-phone").is_visible()
         seat = page.locator(".seat").first
         assert seat.evaluate("el => getComputedStyle(el).position") == "static"
+        # What stays on screen as the page scrolls leaves most of the height to seats and chat.
+        pinned = page.evaluate("""() => [...document.querySelectorAll(
+            '.statusbar, .tabs-phone, .actions')]
+          .filter((e) => ['sticky', 'fixed'].includes(getComputedStyle(e).position))
+          .reduce((sum, e) => sum + e.getBoundingClientRect().height, 0)""")
+        assert 400 - pinned >= 250, pinned
         shot(page, "a11y-zoom-200")
         page.set_viewport_size(DESKTOP)
 
