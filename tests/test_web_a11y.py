@@ -425,3 +425,51 @@ def test_a_whole_game_in_the_screen_reader_mode(server, browser) -> None:
     assert watched.problems() == []
     assert problems == []
     context.close()
+
+
+SWEEPER_PANEL = """async () => {
+  const { ActionPanel } = await import('/static/actions.js');
+  const players = [{ seat: 1, name: "Ann", alive: true }, { seat: 3, name: "Cid", alive: true }];
+  const view = { status: "running", phase: { kind: "night", number: 1 }, choices: {}, players,
+                 legal: [{ do: "sweep", targets: [3] }, { do: "pass" }] };
+  const store = { view, seat: 1, me: () => players[0] };
+  window.sent = [];
+  const act = async (action) => {
+    window.sent.push(action);
+    await new Promise((done) => setTimeout(done, 300));  // the server thinks
+    view.choices = { swept: true };
+    view.legal = [{ do: "pass" }];
+    return { type: "ok" };
+  };
+  const panel = new ActionPanel(store, { act, selected: () => 3 });
+  document.body.append(panel.el);
+  panel.render();
+}"""
+
+
+def test_focus_stays_after_confirming_a_sweep(server, browser) -> None:
+    """R27: the Sweeper's sweep asks first (the focus starts on Cancel, it cannot be undone);
+    once confirmed and answered, the sweep button is gone and the focus moves on to Pass,
+    not to <body>. The real action panel, driven by a stand-in for the game's store."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        page.goto(server.url + "/")
+        page.locator(".lobby").wait_for()
+        page.evaluate(SWEEPER_PANEL)
+        page.locator("[data-focus=power-sweep]").focus()
+        page.keyboard.press("Enter")
+        page.locator("dialog[open]").wait_for()
+        assert active(page)["text"] == "Cancel"
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        page.locator("dialog[open]").wait_for(state="detached")
+        assert assert_focused(page, "confirming a sweep")["inActions"]  # the bar while busy
+        page.locator("[data-focus=power-sweep]").wait_for(state="detached")
+        page.wait_for_timeout(200)
+        assert assert_focused(page, "a sweep's answer")["focus"] == "pass"
+        assert page.evaluate("() => window.sent") == [{"do": "sweep", "target": 3}]
+        assert watched.problems() == []
+    finally:
+        context.close()
