@@ -56,6 +56,20 @@ def spoken(page: Page) -> list[str]:
     return lines
 
 
+def record_speech(page: Page) -> None:
+    """Keep every line the announcer ever says (it keeps only its last 40) in window.allSpoken;
+    the page is one document from the lobby to the end screen, so this lasts the whole game."""
+    page.evaluate("""() => { window.allSpoken = [];
+      new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
+        window.allSpoken.push(n.textContent); })
+        .observe(document.querySelector('#announcer'), { childList: true }); }""")
+
+
+def all_spoken(page: Page) -> list[str]:
+    lines: list[str] = page.evaluate("() => window.allSpoken || []")
+    return lines
+
+
 def wait_spoken(page: Page, needle: str, timeout: float = 20.0, after: int = 0,
                 also: str = "") -> str:
     """The first announcement (from line `after` on) that holds `needle` (and `also`)."""

@@ -14,10 +14,12 @@ import pytest
 
 from a11y_support import (
     active,
+    all_spoken,
     assert_focused,
     axe_problems,
     command,
     field_borders,
+    record_speech,
     spoken,
     tab_to,
     wait_spoken,
@@ -325,6 +327,17 @@ def test_the_table_speaks_and_keeps_focus(server, browser) -> None:
             page.locator(f"#tab-p-{tab}").click()
             page.wait_for_timeout(200)
             problems += axe_problems(page, f"night 390 {tab}")
+        # The commands answer in the player's language (en, fr, it).
+        page.set_viewport_size(DESKTOP)
+        page.locator("#tab-d-chat").click()
+        page.locator("#lang-select").select_option("fr")
+        page.locator("html[lang=fr]").wait_for()
+        assert command(page, "/aide").startswith("Commandes : /qui")
+        assert "Ann (siège 1), vous, " in command(page, "/qui")  # en vie, or not
+        page.locator("#lang-select").select_option("it")
+        page.locator("html[lang=it]").wait_for()
+        assert command(page, "/aiuto").startswith("Comandi: /chi")
+        assert "mancano" in command(page, "/tempo")
         assert problems == []
         assert watched.problems() == []
     finally:
@@ -340,6 +353,8 @@ def test_a_whole_game_in_the_screen_reader_mode(server, browser) -> None:
     page = watched.page
     problems: list[str] = []
     page.goto(server.url + "/")
+    page.locator("form.name-form").wait_for()
+    record_speech(page)
     tab_to(page, "#sr-toggle")
     page.keyboard.press("Enter")
     wait_spoken(page, "Screen-reader mode on")
@@ -411,6 +426,14 @@ def test_a_whole_game_in_the_screen_reader_mode(server, browser) -> None:
     votes = [s for s in spoken(page) if re.search(r"\(seat \d\) votes for", s)]
     assert [s for s in votes if not s.startswith("Lea")], votes
     assert "game is over" in command(page, "/last 3").lower()
+    # The phase once per phase: Day 1 (which starts with no event, D12) and Night 1 once each.
+    said = all_spoken(page)
+    for phase in ("☀ Day 1 —", "☾ Night 1 —", "☀ Day 2 —"):
+        assert len([s for s in said if phase in s]) <= 1, (phase, said)
+    assert len([s for s in said if "☀ Day 1 —" in s]) == 1
+    assert len([s for s in said if "☾ Night 1 —" in s]) == 1
+    # Everything is read through the announcer here: the chat box itself is quiet.
+    assert page.locator(".chat-log").get_attribute("aria-live") == "off"
     tab_to(page, "#tab-p-chat")
     page.keyboard.press("ArrowLeft")  # back to the Table tab: the end screen
     page.locator(".endscreen .end-roles tbody tr").first.wait_for()
