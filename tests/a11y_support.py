@@ -124,7 +124,7 @@ CONTRAST_JS = """() => {
     return [255, 255, 255];
   };
   const out = [];
-  const fields = "input[type=text], input[type=number], select, textarea";
+  const fields = "input[type=text], input[type=number], input[type=password], select, textarea";
   for (const el of document.querySelectorAll(fields)) {
     if (!el.offsetParent) continue;
     const border = parse(getComputedStyle(el).borderTopColor).slice(0, 3);

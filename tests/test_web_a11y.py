@@ -110,6 +110,14 @@ def test_a_whole_game_with_the_keyboard_alone(server, browser) -> None:
     page.locator("form.name-form .hint").filter(has_text="Kim").wait_for()
     page.locator(".bal-row").first.wait_for(timeout=60000)
     problems += axe_problems(page, "lobby 1280")
+    assert all(r["ratio"] >= 3 for r in field_borders(page)), field_borders(page)  # WCAG 1.4.11
+    tab_to(page, "#account-button")
+    page.keyboard.press("Enter")
+    page.locator(".account-dialog[open] input[type=password]").wait_for()
+    assert all(r["ratio"] >= 3 for r in field_borders(page)), field_borders(page)
+    problems += axe_problems(page, "account dialog 1280")
+    page.keyboard.press("Escape")
+    assert active(page)["id"] == "account-button"
     keyboard_fill(page, "#ct-seats", "5")
     keyboard_fill(page, "#ct-day", "30")
     keyboard_fill(page, "#ct-night", "15")
@@ -201,7 +209,7 @@ def test_the_table_speaks_and_keeps_focus(server, browser) -> None:
     problems: list[str] = []
     try:
         sign_in(page, server.url, "Ann")
-        table_id = create_table(page, 5, day_seconds=60)
+        table_id = create_table(page, 8, day_seconds=60)  # 8: day 1 cannot end the game
         sit_and_fill(page, table_id, helper.guest)
         start(page)
         helper.connect(table_id)
@@ -261,6 +269,12 @@ def test_the_table_speaks_and_keeps_focus(server, browser) -> None:
         assert "Tag for Bea (seat 2)" in labels and "Note on Bea (seat 2)" in labels
         assert len(set(labels)) == len(labels)
         assert all(r["ratio"] >= 3 for r in field_borders(page)), field_borders(page)
+
+        page.locator(".table-foot .btn-report").click()
+        page.locator(".report-dialog[open] textarea").wait_for()
+        assert all(r["ratio"] >= 3 for r in field_borders(page)), field_borders(page)
+        problems += axe_problems(page, "report dialog 1280")
+        page.keyboard.press("Escape")
 
         # A phone on the Table tab: public chat is spoken, it is not on screen.
         page.set_viewport_size(PHONE)
