@@ -13,14 +13,14 @@ import { errorText } from "./errors.js";
 /** Each command and the words that call it, in English, French and Italian. */
 const ALIASES = {
   who: ["who", "qui", "chi"],
-  votes: ["votes", "voti"],
+  votes: ["votes", "voti", "tally"],
   time: ["time", "temps", "tempo"],
   role: ["role", "rôle", "ruolo"],
-  last: ["last", "derniers", "ultimi"],
+  last: ["last", "derniers", "dernier", "ultimi", "ultimo"],
   help: ["help", "aide", "aiuto", "?"],
   vote: ["vote", "vota"],
   unvote: ["unvote", "retirer", "ritira"],
-  pass: ["pass", "passer", "passa"],
+  pass: ["pass", "passer", "passe", "passa"],
   use: ["use", "utiliser", "usa"],
 };
 const BY_WORD = new Map(Object.entries(ALIASES).flatMap(([cmd, words]) => words.map((w) => [w, cmd])));
