@@ -91,6 +91,11 @@ def other_pages(page, base: str, width: str) -> list[str]:
     page.locator("main h1").first.wait_for()
     page.wait_for_timeout(500)
     problems += axe_problems(page, f"leaderboard {width}")
+    me = page.request.get(base + "/api/me").json()
+    page.goto(f"{base}/p/{(me.get('player') or me)['id']}")
+    page.locator("#profile-title").wait_for()  # a guest has a profile of finished games too
+    page.wait_for_timeout(500)
+    problems += axe_problems(page, f"profile {width}")
     page.goto(here)
     page.locator(".endscreen .end-roles tbody tr").first.wait_for()
     return problems
