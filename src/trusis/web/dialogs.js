@@ -22,13 +22,19 @@ export function showModal(dlg, onClose = null) {
   return close;
 }
 
-/** Say something to screen readers, politely (the live region is in index.html). */
+const SPOKEN = 40; // lines kept in the announcer (older ones are dropped)
+
+/**
+ * Say something to screen readers, politely: each call adds lines to the announcer (a
+ * role="log" live region in index.html), so announcements in a row are all read rather
+ * than replacing each other, and the tests read them back from its text.
+ */
 export function announce(text) {
   const region = $("#announcer");
   if (!region) return;
-  region.textContent = "";
-  // A fresh text node after a tick makes readers announce repeated text too.
-  setTimeout(() => { region.textContent = text; }, 50);
+  const lines = (Array.isArray(text) ? text : [text]).filter(Boolean);
+  for (const line of lines) region.append(h("p", {}, String(line)));
+  while (region.childElementCount > SPOKEN) region.firstElementChild.remove();
 }
 
 /**
@@ -126,8 +132,18 @@ export function resultCard(title, text) {
   const card = h("section", {
     class: "result-card", attrs: { role: "alertdialog", "aria-label": title, tabindex: "-1" },
   }, h("h2", { class: "result-title" }, "◆ ", title), h("p", { class: "result-text" }, text), ok);
-  ok.addEventListener("click", () => card.remove());
+  // An alertdialog takes focus (WCAG 2.4.3), and gives it back where the player was.
+  const before = document.activeElement;
+  ok.addEventListener("click", () => {
+    card.remove();
+    const back = before && before !== document.body && before.isConnected ? before : null;
+    for (const el of [back, host.querySelector(".result-card"), $(".actions:not([hidden])"), $("#main")]) {
+      el?.focus();
+      if (el && document.activeElement === el) break;
+    }
+  });
   host.append(card);
+  card.focus();
   setTimeout(() => { ok.disabled = false; }, 700);
   announce(`${title}: ${text}`);
 }

@@ -52,11 +52,12 @@ export function eventText(e, owner = null) {
 export class GameLog {
   constructor(store) {
     this.store = store;
-    this.list = h("ol", {
-      class: "log-lines", attrs: { role: "log", "aria-label": t("log.title"), tabindex: "0" },
-    });
+    // A role="log" box around a real list (the items keep their list semantics). Not
+    // live: the announcer says what matters once, whichever tab shows.
+    this.list = h("ol", { class: "log-lines", attrs: { "aria-label": t("log.title"), tabindex: "0" } });
+    this.box = h("div", { class: "log-box", attrs: { role: "log", "aria-live": "off", "aria-label": t("log.title") } }, this.list);
     this.grid = h("div", { class: "log-grid" });
-    this.el = h("div", { class: "log" }, this.grid, this.list);
+    this.el = h("div", { class: "log" }, this.grid, this.box);
     this.drawn = 0;
   }
 
@@ -97,6 +98,7 @@ export class GameLog {
 
   redraw() {
     this.list.setAttribute("aria-label", t("log.title"));
+    this.box.setAttribute("aria-label", t("log.title"));
     this.render(true);
   }
 }
