@@ -153,6 +153,16 @@ def test_block_hides_their_chat_but_not_the_game(server, browser) -> None:
             assert "more from Bob" in " ".join(w.received)  # it arrived, and is hidden
             page.locator("#tab-d-log").click()
             assert page.locator(".log li, .log-line").count() > 0  # the game's events stay
+            # with the chat out of sight its lines are spoken (speech.js): never a blocked one
+            page.evaluate("""() => { window.heard = [];
+                new MutationObserver(() => window.heard.push(
+                    document.querySelector('#announcer').textContent)).observe(
+                    document.querySelector('#announcer'),
+                    {childList: true, characterData: true, subtree: true}); }""")
+            assert command(conn, do="say", text="unseen words from Bob")["type"] == "ack"
+            page.wait_for_function("() => document.querySelector('#announcer') !== null")
+            page.wait_for_timeout(800)
+            assert not [x for x in page.evaluate("window.heard") if "unseen words" in x]
             page.locator("#tab-d-chat").click()
             languages(page, "block", ".chat", phone_tab="#tab-p-chat")
             if not page.locator(".chat-line").count():  # bots may have spoken meanwhile

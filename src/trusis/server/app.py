@@ -29,6 +29,7 @@ from trusis.server import (
     metrics,
     moderation,
     people,
+    rematch_api,
     sessions,
     ws,
 )
@@ -153,6 +154,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby.router)
     app.include_router(people.router)
     app.include_router(sessions.router)
+    app.include_router(rematch_api.router)
     app.include_router(moderation.router)
     app.include_router(blocks.router)
     app.include_router(ws.router)
@@ -228,5 +230,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The client routes on the path: every page of it is the same document.
     for path in ("/", "/t/{table_id}", "/t/{table_id}/replay", "/p/{player_id}",
                  "/leaderboard", "/moderation"):
-        app.get(path, include_in_schema=False)(page)
+        # HEAD too: link checkers and uptime monitors ask it, and expect 200 like GET.
+        app.api_route(path, methods=["GET", "HEAD"], include_in_schema=False)(page)
     return app

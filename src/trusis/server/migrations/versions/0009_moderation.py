@@ -2,7 +2,7 @@
 the tokens of banned players, and who a host removed from a waiting room.
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"  # chained after the rematch branch's 0008 once main had it
 
 
 def upgrade() -> None:
