@@ -200,3 +200,55 @@ def test_block_hides_their_chat_but_not_the_game(server, browser) -> None:
     finally:
         context.close()
         time.sleep(0)
+
+
+def test_an_admin_grants_a_role_on_the_page_and_a_warning_is_seen_once(server, browser
+                                                                       ) -> None:
+    """D64: roles from the page; D63: a warning shows once, at the next page load."""
+    rita = httpx.Client(base_url=server.url, timeout=10)
+    assert rita.post("/api/accounts", json={"name": "Rita", "password": "a long password"}
+                     ).status_code == 201
+    grant(server, "Rita", "admin")
+    assert httpx.post(server.url + "/api/accounts", json={
+        "name": "Theo", "password": "a long password"}).status_code == 201
+    context = browser.new_context(viewport=DESKTOP, locale="it-IT")
+    w = Watched(context)
+    page = w.page
+    try:
+        assert context.request.post(server.url + "/api/login", data={
+            "name": "Rita", "password": "a long password"}).ok
+        page.goto(server.url + "/moderation")
+        page.locator("#role-name").fill("Theo")
+        page.locator("#role-role").select_option("moderator")
+        page.locator("#mod-roles-title").wait_for()
+        page.get_by_role("button", name="Concedi").click()
+        page.locator(".mod-sanctions li", has_text="Theo").wait_for()
+        page.locator(".mod-audit td", has_text="nominato moderatore").wait_for()
+        for size, label in ((DESKTOP, "1280"), (PHONE, "390")):
+            page.set_viewport_size(size)
+            page.locator("#mod-roles-title").scroll_into_view_if_needed()
+            shot(page, f"moderation-roles-it-{label}")
+        # a guest Rita warns sees the warning once, in the browser that plays as him (his
+        # bearer token on every API request, as a program would send it)
+        gus = Guest(server.url, "Gus")
+        given = rita.post(f"/api/moderation/players/{gus.id}/sanctions",
+                          json={"kind": "warning", "reason": "mind your words"})
+        assert given.status_code == 201
+        other = browser.new_context(viewport=PHONE, locale="fr-FR")
+        page2 = Watched(other).page
+        page2.route("**/api/**", lambda route: route.continue_(headers={
+            **route.request.headers, "authorization": f"Bearer {gus.token}"}))
+        page2.goto(server.url + "/")
+        page2.locator("dialog[open] .report-reason", has_text="mind your words").wait_for()
+        shot(page2, "moderation-warning-fr-390")
+        page2.locator("dialog[open] .btn-primary").click()
+        page2.wait_for_timeout(300)
+        page2.reload()
+        page2.locator("#tools").wait_for()
+        page2.wait_for_timeout(800)
+        assert page2.locator("dialog[open]").count() == 0
+        assert gus.http.get("/api/me/warnings").json()["warnings"] == []
+        other.close()
+        assert w.problems() == []
+    finally:
+        context.close()
