@@ -179,6 +179,8 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
     try:
         cid = table.guests[3]
         old_token = cid.token
+        assert table.guests[2].http.post(f"/api/tables/{table.id}/reports", json={
+            "seat": 3, "reason": "threats in the chat"}).status_code == 201
         ban = sanction(mod, cid.id, "ban", "threats")
         assert ban["until"] is None
         assert table.conns[3].wait_closed() == 4401
@@ -192,6 +194,11 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
         assert info["seats"][2]["kind"] == "bot"
         view = table.conns[1]
         view.until(lambda c: c.view is not None and c.view["players"][2].get("left"))
+        # the report is still about Cid, though a bot holds his seat now
+        about = mod.get("/api/moderation/reports").json()["reports"][0]["about"]
+        assert (about["id"], about["name"], about["seat"]) == (cid.id, "Cid", 3)
+        record = mod.get(f"/api/moderation/players/{cid.id}").json()
+        assert [r["reason"] for r in record["reports"]] == ["threats in the chat"]
         # an account: no login while banned, a login again once the ban is lifted
         sanction(mod, bad_id, "ban", "cheating", minutes=60)
         assert bad.get("/api/me").status_code == 401

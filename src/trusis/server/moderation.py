@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import aliased
 
 from trusis.server import audit, deps, sanctions, schema, staff
@@ -62,13 +62,12 @@ async def staff_member(request: Request, role: staff.StaffRole = "moderator") ->
 def _reports_query() -> Any:
     r, st, seat, t = schema.reports, schema.report_states, schema.seats, schema.tables
     reporter, about, gp = aliased(schema.players), aliased(schema.players), schema.game_players
-    about_id = seat.c.player_id
+    about_id = func.coalesce(r.c.reported_id, seat.c.player_id, gp.c.player_id)
     return (select(r.c.id, r.c.table_id, t.c.name.label("table_name"), r.c.at, r.c.phase,
                    r.c.reason, r.c.chat, r.c.reporter_id, reporter.c.name.label("reporter_name"),
                    r.c.reporter_seat, r.c.seat, about_id.label("about_id"),
                    about.c.name.label("about_name"), st.c.state, st.c.by_id,
-                   st.c.at.label("state_at"),
-                   gp.c.player_id.label("former_id"))
+                   st.c.at.label("state_at"))
             .join(t, t.c.id == r.c.table_id)
             .join(reporter, reporter.c.id == r.c.reporter_id)
             .outerjoin(seat, and_(seat.c.table_id == r.c.table_id, seat.c.seat == r.c.seat))
@@ -86,8 +85,8 @@ def _report(row: Any, names: dict[int, str]) -> dict[str, Any]:
         "chat": json.loads(row["chat"]), "seats": names,
         "reporter": {"id": row["reporter_id"], "name": row["reporter_name"],
                      "seat": row["reporter_seat"]},
-        "about": {"id": row["about_id"] or row["former_id"], "name": row["about_name"]
-                  or names.get(row["seat"]), "seat": row["seat"]},
+        "about": {"id": row["about_id"], "name": row["about_name"] or names.get(row["seat"]),
+                  "seat": row["seat"]},
         "state": row["state"] or "open", "handled_by": row["by_id"], "handled_at": row["state_at"],
     }
 
@@ -164,9 +163,9 @@ async def player_record(player_id: str, request: Request) -> dict[str, Any]:
     await staff_member(request)
     target = await _target(request, player_id)
     engine = deps.store(request).engine
-    seat, gp = schema.seats, schema.game_players
-    query = _reports_query().where(or_(seat.c.player_id == player_id,
-                                       gp.c.player_id == player_id)).limit(20)
+    r, seat, gp = schema.reports, schema.seats, schema.game_players
+    query = _reports_query().where(func.coalesce(
+        r.c.reported_id, seat.c.player_id, gp.c.player_id) == player_id).limit(20)
     return {"player": target, "roles": sorted(await staff.roles_of(engine, player_id)),
             "reports": await _list(request, query),
             "sanctions": await sanctions.of_player(engine, player_id),

@@ -197,6 +197,8 @@ reports = Table(
     Column("chat", Text, nullable=False),  # JSON: the chat lines the reporter saw around it
     Column("phase", String(16), nullable=False),
     Column("at", Float, nullable=False),
+    # Migration 0009: the person who held the seat when it was reported (seats change hands).
+    Column("reported_id", String(32), nullable=True),
 )
 
 login_failures = Table(

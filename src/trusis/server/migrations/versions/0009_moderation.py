@@ -15,6 +15,9 @@ down_revision = "0008"  # chained after the rematch branch's 0008 once main had 
 
 
 def upgrade() -> None:
+    # The person a report is about, as they held the seat then: seats change hands (R53).
+    with op.batch_alter_table("reports") as batch:
+        batch.add_column(sa.Column("reported_id", sa.String(32), nullable=True))
     op.create_table(
         "report_states",
         sa.Column("report_id", sa.String(16), sa.ForeignKey("reports.id"), primary_key=True),
@@ -72,3 +75,5 @@ def downgrade() -> None:
     for name in ("removals", "banned_tokens", "blocks", "moderation_log", "sanctions",
                  "report_states"):
         op.drop_table(name)
+    with op.batch_alter_table("reports") as batch:
+        batch.drop_column("reported_id")
