@@ -5,6 +5,7 @@ removals from a waiting room (D61)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -257,3 +258,61 @@ def test_block_keeps_them_from_your_tables_and_remove_from_the_waiting_room(
     assert ann.http.delete(f"/api/me/blocks/{bob.id}").status_code == 200
     assert bob.sit(second) in (1, 3, 4, 5)
     assert ann.http.delete(f"/api/me/blocks/{bob.id}").json()["code"] == "not_blocked"
+
+
+def test_only_staff_read_or_act_and_bad_input_changes_nothing(server: ServerProcess) -> None:
+    """Every moderation route refuses a player who is not staff (403 not_staff) and a visitor
+    (401); a malformed sanction is a 422 that records nothing."""
+    mod, _ = account(server.url, "Mod")
+    grant(server, "Mod", "moderator")
+    gus = Guest(server.url, "Gus")
+    routes = [("GET", "/api/moderation/reports"), ("GET", "/api/moderation/audit"),
+              ("GET", "/api/moderation/players?name=Gus"),
+              ("GET", f"/api/moderation/players/{gus.id}"),
+              ("POST", "/api/moderation/reports/x", {"state": "acted"}),
+              ("POST", f"/api/moderation/players/{gus.id}/sanctions",
+               {"kind": "warning", "reason": "x"}),
+              ("DELETE", "/api/moderation/sanctions/x")]
+    visitor = httpx.Client(base_url=server.url, timeout=10)
+    for method, path, *body in routes:
+        refused = gus.http.request(method, path, json=body[0] if body else None)
+        assert (refused.status_code, refused.json()["code"]) == (403, "not_staff"), path
+        assert visitor.request(method, path, json=body[0] if body else None
+                               ).status_code == 401, path
+    for bad in ({"kind": "kick", "reason": "x"}, {"kind": "mute", "reason": "x", "minutes": 0},
+                {"kind": "ban", "reason": ""}, {"kind": "warning", "reason": "x" * 1001},
+                {"kind": "warning", "reason": "x", "extra": 1}):
+        reply = mod.post(f"/api/moderation/players/{gus.id}/sanctions", json=bad)
+        assert reply.status_code == 422, bad
+    blank = mod.post(f"/api/moderation/players/{gus.id}/sanctions",
+                     json={"kind": "warning", "reason": "   "})
+    assert blank.json()["code"] == "needs_reason"
+    assert mod.post("/api/moderation/players/nobody/sanctions", json={
+        "kind": "warning", "reason": "x"}).json()["code"] == "no_such_player"
+    assert mod.get(f"/api/moderation/players/{gus.id}").json()["sanctions"] == []
+    assert mod.get("/api/moderation/audit").json()["log"] == []
+
+
+def test_a_ban_frees_a_waiting_room_seat_and_a_mute_says_until_when(
+        server: ServerProcess) -> None:
+    """D63: in a waiting room a banned player's seat is freed; a mute's refusal carries its
+    end."""
+    mod, _ = account(server.url, "Mod")
+    grant(server, "Mod", "moderator")
+    host, eve = Guest(server.url, "Hal"), Guest(server.url, "Eve")
+    waiting = host.create(seats=5)["id"]
+    assert eve.sit(waiting) == 1
+    sanction(mod, eve.id, "ban", "spam bot", minutes=60)
+    deadline = time.monotonic() + 5
+    while host.http.get(f"/api/tables/{waiting}").json()["taken"] and \
+            time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert host.http.get(f"/api/tables/{waiting}").json()["taken"] == 0
+    table = people(server, 5)
+    try:
+        muted = sanction(mod, table.guests[4].id, "mute", "flood", minutes=15)
+        answer = command(table.conns[4], do="say", text="hey")
+        assert answer["code"] == "muted"
+        assert answer["params"]["until"] == pytest.approx(muted["until"])
+    finally:
+        table.close()
