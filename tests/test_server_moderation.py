@@ -130,6 +130,10 @@ def test_warning_is_seen_once(server: ServerProcess) -> None:
     assert again.status_code == 404 and again.json()["code"] == "no_such_warning"
     record = mod.get(f"/api/moderation/players/{gus.id}").json()
     assert record["sanctions"][0]["kind"] == "warning" and record["sanctions"][0]["seen_at"]
+    # "everything kept about you" holds the warning (not who gave it) and your blocks
+    mine = gus.http.get("/api/me/data").json()
+    assert [(x["kind"], x["reason"]) for x in mine["sanctions"]] == [("warning", "be kind")]
+    assert "by_id" not in mine["sanctions"][0] and mine["blocks"] == []
 
 
 def test_mute_refuses_public_and_private_chat_until_lifted(server: ServerProcess) -> None:
@@ -253,6 +257,7 @@ def test_block_keeps_them_from_your_tables_and_remove_from_the_waiting_room(
     again = cid.http.post(f"/api/tables/{second}/seats", json={"seat": 2})
     assert again.status_code == 403 and again.json()["code"] == "removed"
     assert cid.sit(first) == 3  # another table of the same host: welcome
+    assert [b["blocked_id"] for b in ann.http.get("/api/me/data").json()["blocks"]] == [bob.id]
     listed = ann.http.get("/api/me/blocks").json()["blocks"]
     assert [(b["id"], b["name"]) for b in listed] == [(bob.id, "Bob")]
     assert ann.http.delete(f"/api/me/blocks/{bob.id}").status_code == 200
