@@ -65,7 +65,10 @@ class Bot(ABC):
     # -- helpers for subclasses, reading only the view ------------------------
 
     def legal(self, do: str) -> dict[str, Any] | None:
-        """The entry of the view's `legal` list for action `do`, or None if not allowed now."""
+        """The entry of the view's `legal` list for action `do`, or None if not allowed now.
+
+        A copy of the entry; its `targets` and `shown` are read-only (shared by every
+        game in the process: docs/architecture.md, "Views are values")."""
         for entry in self.view.get("legal", ()):
             if entry["do"] == do:
                 return dict(entry)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
+from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.roles import (
     DAY,
     FORESEE,
@@ -43,17 +44,18 @@ class LegalAction:
     def to_dict(self) -> dict[str, object]:
         """The client form: `{"do", "targets", "shown"?, "withdraw"?}`.
 
-        Made once per LegalAction and shared, like the object itself: read-only.
+        Made once per LegalAction and shared, like the object itself (by every game
+        for `pass`, `leave` and a full table's `say`): read-only (frozen.py).
         """
         if self.client is None:
             data: dict[str, object] = {"do": self.do}
             if self.do not in (PASS, LEAVE):
-                data["targets"] = list(self.targets)
+                data["targets"] = FrozenList(self.targets)
             if self.do == ILLUSION:
-                data["shown"] = list(self.shown)
+                data["shown"] = FrozenList(self.shown)
             if self.withdraw:
                 data["withdraw"] = True
-            self.client = data
+            self.client = FrozenDict(data)
         return self.client
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from trusis.rules.events import INTERNAL, Event
+from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.roles import (
     DAY,
     GRAVEDIGGER,
@@ -219,9 +220,9 @@ def finish(state: GameState, out: list[Event], winner: str) -> None:
     state.known = [state.known[0], *[roles] * state.n]
     state.memo = {}  # views rebuild what they cached (knowledge, legal actions)
     state.known_views = {}
-    state.emit(out, "game_over", {
-        "winner": winner, "winners": list(state.winners),
-        "roles": {str(s): r for s, r in roles.items()},
+    state.emit(out, "game_over", {  # read-only lists and maps: every seat reads this event
+        "winner": winner, "winners": FrozenList(state.winners),
+        "roles": FrozenDict({str(s): r for s, r in roles.items()}),
     })
 
 

@@ -12,6 +12,7 @@ import copy
 from typing import Any, Final
 
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
+from trusis.rules.frozen import FrozenDict
 from trusis.rules.roles import DAY, STANDARD_LIST
 
 # Roles listed in the order they first appear in the standard list (R2), as docs/record.md does.
@@ -21,13 +22,13 @@ RUNNING = "running"
 FINISHED = "finished"
 
 
-_COMPOSITIONS: dict[tuple[str, ...], dict[str, int]] = {}  # sorted roles -> composition
+_COMPOSITIONS: dict[tuple[str, ...], FrozenDict[str, int]] = {}  # sorted roles -> composition
 
 
-def _composition(roles: list[str]) -> dict[str, int]:
+def _composition(roles: list[str]) -> FrozenDict[str, int]:
     """How many of each role (public, docs/record.md), in the order of R2's list.
 
-    Shared between the games dealt the same roles: read-only (views copy it).
+    Shared between the games dealt the same roles, and by their views: read-only.
     """
     key = tuple(sorted(roles))
     composition = _COMPOSITIONS.get(key)
@@ -35,7 +36,7 @@ def _composition(roles: list[str]) -> dict[str, int]:
         counts = dict.fromkeys(COMPOSITION_ORDER, 0)
         for role in roles:
             counts[role] += 1
-        composition = {r: c for r, c in counts.items() if c}
+        composition = FrozenDict({r: c for r, c in counts.items() if c})
         if len(_COMPOSITIONS) >= 4096:  # custom sets are many: keep the cache bounded
             _COMPOSITIONS.clear()
         _COMPOSITIONS[key] = composition
@@ -115,7 +116,7 @@ class GameState:
         self.living: tuple[int, ...] = seats
         self.present: tuple[int, ...] = seats
         self.running: bool = True
-        self.composition: dict[str, int] = _composition(roles)
+        self.composition: FrozenDict[str, int] = _composition(roles)
         self.others: dict[int, tuple[int, ...]] = {}
         self.recipients: dict[int, tuple[int, ...]] = {}
         self.memo: dict[Any, Any] = {}

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from trusis.rules.frozen import FrozenDict, FrozenList, freeze
 from trusis.rules.legal import legal_actions
 from trusis.rules.roles import DAY, NIGHT, TEAM_OF, TRUSIS
 from trusis.rules.state import GameState
 
 VIEW_FORMAT = "trusis-view/1"
+_NONE: FrozenDict[str, int] = FrozenDict()  # no votes shown: shared, read-only
 
 
 def composition(state: GameState) -> dict[str, int]:
-    """How many of each role are in the game: public (roles not dealt are left out)."""
-    return dict(state.composition)
+    """How many of each role are in the game: public (roles not dealt are left out).
+
+    Read-only, and shared by every game dealt the same roles (state.py)."""
+    return state.composition
 
 
 def visible_votes(state: GameState, seat: int | None) -> dict[int, int]:
@@ -70,21 +74,22 @@ def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
     """R50: public messages, and private ones this seat sent or received.
 
     Each message becomes a client line once (kept in `state.chat_lines`) and is
-    shared by every view that may show it: treat the lines as read-only.
+    shared by every view that may show it: the lines are read-only (frozen.py).
     """
     lines = state.chat_lines
     for _seq, kind, number, sender, to, text in state.chat[len(lines):]:
         line: dict[str, Any] = {
-            "phase": {"kind": kind, "number": number}, "from": sender, "text": text,
+            "phase": FrozenDict({"kind": kind, "number": number}), "from": sender, "text": text,
         }
         if to:
             line["to"] = to
-        lines.append((sender, to, line))
+        lines.append((sender, to, FrozenDict(line)))
     return [line for sender, to, line in lines if not to or seat == sender or seat == to]
 
 
 def _public_part(state: GameState) -> dict[str, Any]:
-    """The fields every seat sees alike (R11, R20, R30, R40): built once, shared."""
+    """The fields every seat sees alike (R11, R20, R30, R40): built once, shared,
+    so every container in it is read-only (frozen.py)."""
     n = state.n
     alive = state.alive
     passed = state.passed
@@ -95,22 +100,23 @@ def _public_part(state: GameState) -> dict[str, Any]:
     public: dict[str, Any] = {
         "format": VIEW_FORMAT,
         "status": state.status,
-        "phase": {"kind": state.kind, "number": state.number},
+        "phase": FrozenDict({"kind": state.kind, "number": state.number}),
         "winner": state.winner,
-        "winners": list(state.winners),
-        "players": [
-            {"seat": s, "name": names[s], "alive": alive[s],
-             "passed": running and alive[s] and passed[s], "left": left[s], "bot": bots[s]}
+        "winners": FrozenList(state.winners),
+        "players": FrozenList([
+            FrozenDict({"seat": s, "name": names[s], "alive": alive[s],
+                        "passed": running and alive[s] and passed[s], "left": left[s],
+                        "bot": bots[s]})
             for s in range(1, n + 1)
-        ],
+        ]),
         "composition": composition(state),
-        "alive": list(state.living),
-        "passed": [s for s in state.living if passed[s]] if running else [],
+        "alive": FrozenList(state.living),
+        "passed": FrozenList([s for s in state.living if passed[s]] if running else ()),
         "history": _history(state),
         "quiet_phases": state.quiet,
         # Day votes are public (R20): one map and one tally for every seat.
-        "votes": {},
-        "vote_counts": {},
+        "votes": _NONE,
+        "vote_counts": _NONE,
     }
     if state.kind == DAY:
         public["votes"], public["vote_counts"] = _tallied(visible_votes(state, None))
@@ -122,9 +128,11 @@ def _history(state: GameState) -> list[dict[str, Any]]:
     as an ended phase never changes) and shared by every view: read-only."""
     lines = state.history_lines
     for h in state.history[len(lines):]:
-        lines.append({"phase": dict(h["phase"]), "vote_killed": h["vote_killed"],
-                      "died": list(h["died"]), "revived": list(h["revived"])})
-    return list(lines)
+        lines.append(FrozenDict({
+            "phase": FrozenDict(h["phase"]), "vote_killed": h["vote_killed"],
+            "died": FrozenList(h["died"]), "revived": FrozenList(h["revived"]),
+        }))
+    return FrozenList(lines)
 
 
 def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -134,7 +142,7 @@ def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for target in votes.values():
         counts[str(target)] = counts.get(str(target), 0) + 1
-    return {str(k): v for k, v in votes.items()}, counts
+    return FrozenDict({str(k): v for k, v in votes.items()}), FrozenDict(counts)
 
 
 def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
@@ -160,12 +168,19 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
     data["team"] = TEAM_OF[role]
     known = state.known_views.get(seat)
     if known is None:  # rebuilt only after the seat learns something (resolution.learn)
-        known = state.known_views[seat] = {
+        known = state.known_views[seat] = FrozenDict({
             str(s): f for s, f in sorted(state.known[seat].items())
-        }
+        })
     data["known"] = known
     data["choices"] = own_choices(state, seat)
-    data["results"] = list(state.results[seat])
+    # The state's own results, frozen once per new result (R27, R28: a phase dict of a
+    # Gravekeepers' delivery is shared by their results; a view must not reach it).
+    own = state.results[seat]
+    key = ("results", seat)
+    results = state.memo.get(key)
+    if results is None or len(results) != len(own):
+        results = state.memo[key] = freeze(own)
+    data["results"] = results
     data["legal"] = [  # each LegalAction keeps its client form once made
         legal.client if legal.client is not None else legal.to_dict()
         for legal in legal_actions(state, seat)
@@ -179,8 +194,11 @@ def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any
     `chat=False` leaves out the chat lines, for a client that already has them from
     the `said` and `whispered` events of its stream (the server's live updates).
 
-    The public part is reused while no event has happened (bots ask for a view
-    every turn), so treat views as read-only: serialise them, don't edit them.
+    A value (docs/architecture.md, "Views are values"): the top-level dict and the
+    `legal`, `chat` and `choices` containers are made for this call; everything else
+    is shared — the public part is reused while no event has happened (bots ask for
+    a view every turn), lines and results are made once — and read-only, a
+    `FrozenDict` or `FrozenList` (frozen.py) that raises TypeError on any edit.
     Raises ValueError for a seat that is not at the table: a wrong number must
     never reach another seat's lists (a negative index would).
     """
@@ -195,10 +213,10 @@ def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any
 
 
 def all_views(state: GameState) -> dict[int, dict[str, Any]]:
-    """`view` for every seat at once, as a server sends at a phase change.
+    """`view` for every seat at once (the benchmark's model of a phase change).
 
-    The public fields are built once and shared between the seats' views, so
-    treat the result as read-only (serialise it, don't edit it).
+    The public fields are built once and shared between the seats' views,
+    read-only as in `view`.
     """
     public = _public_part(state)
     return {seat: _seat_part(state, seat, public) for seat in range(1, state.n + 1)}

@@ -152,8 +152,10 @@ class Table(Game):
         """The events `seat` may see after its stream number `number`, numbered.
 
         Each event is a fresh dict (`code`, `params`, `seq`, and `t` when the action
-        that made it had a time), so no two readers share mutable data. A number beyond
-        the stream's end gives nothing; a negative one is read as 0.
+        that made it had a time) with a fresh `params`, whose own lists and maps are
+        read-only (the engine makes them so: frozen.py), so no two readers share
+        mutable data. A number beyond the stream's end gives nothing; a negative one
+        is read as 0.
         """
         key = SPECTATOR if seat is None else seat
         stream = self._streams.get(key)
@@ -180,18 +182,9 @@ class Table(Game):
     def snapshot(self, seat: int | None, chat: bool = True) -> dict[str, Any]:
         """Everything `seat` may know now: its view, whose `seq` is its stream length.
 
-        A fresh copy: `view` shares its public part between seats (it is built once),
-        and a snapshot handed to one reader must share nothing with another's.
+        The view itself, with no copy: it is a value (`views.view`: what it shares
+        with other seats' views is read-only), so a snapshot handed to one reader
+        shares nothing it could change with another's.
         `chat=False` leaves the chat lines out (the events carry them).
         """
-        snap: dict[str, Any] = fresh(view(self.state, seat, chat))
-        return snap
-
-
-def fresh(data: Any) -> Any:
-    """A copy of JSON-like data (dicts, lists, tuples, scalars) sharing nothing mutable."""
-    if isinstance(data, dict):
-        return {k: fresh(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [fresh(v) for v in data]
-    return data
+        return view(self.state, seat, chat)
