@@ -12,7 +12,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+
+from trusis.rules.actions import SAY, TARGETED
+from trusis.rules.roles import ILLUSION
 
 PROTOCOL = 1
 
@@ -30,8 +33,26 @@ class Hello(_In):
     lang: Literal["en", "fr", "it"] = "en"
 
 
+_TARGETED: list[JsonValue] = [do for do in sorted(TARGETED)]
+
+
 class ActionIn(_In):
-    """One action, as in a record but without `seat`: the connection says whose it is."""
+    """One action, as in a record but without `seat`: the connection says whose it is.
+
+    As in docs/record.md, a power's `target` must be present (`null` withdraws, R13),
+    an illusion's `shown` unless it withdraws, a `say`'s `text`: `parse` checks it,
+    the schema says it (`allOf` below), and the defaults only fill what is optional.
+    """
+
+    model_config = ConfigDict(json_schema_extra={"allOf": [
+        {"if": {"properties": {"do": {"enum": _TARGETED}}, "required": ["do"]},
+         "then": {"required": ["target"]}},
+        {"if": {"properties": {"do": {"const": ILLUSION},
+                               "target": {"type": "integer"}}, "required": ["do", "target"]},
+         "then": {"required": ["shown"]}},
+        {"if": {"properties": {"do": {"const": SAY}}, "required": ["do"]},
+         "then": {"required": ["text"]}},
+    ]})
 
     do: Annotated[str, Field(max_length=20)]
     target: Annotated[int, Field(ge=0, le=1000)] | None = None
@@ -78,7 +99,7 @@ def parse(frame: str | bytes) -> Hello | Act | Ping:
     if "type" not in data:
         raise BadFrame("type", "every message has a type", client_id)
     try:
-        return _inbound.validate_python(data)
+        message = _inbound.validate_python(data)
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"] if p not in ("hello", "act", "ping"))
@@ -86,6 +107,27 @@ def parse(frame: str | bytes) -> Hello | Act | Ping:
             raise BadFrame(where, "an action names no seat: the connection gives it",
                            client_id) from None
         raise BadFrame(where or "type", first["msg"], client_id) from None
+    if isinstance(message, Act):
+        missing = _missing(data["action"])
+        if missing is not None:
+            raise BadFrame(f"action.{missing}", f"Field required for {message.action.do!r}",
+                           client_id)
+    return message
+
+
+def _missing(action: dict[str, Any]) -> str | None:
+    """The field this action needs and lacks (docs/record.md), or None.
+
+    pydantic's defaults cannot tell an absent `target` from `target: null`, and the
+    two differ: null withdraws a choice (R13), absent is a mistake that must not."""
+    do = action.get("do")
+    if do in TARGETED and "target" not in action:
+        return "target"
+    if do == ILLUSION and action.get("target") is not None and "shown" not in action:
+        return "shown"
+    if do == SAY and "text" not in action:
+        return "text"
+    return None
 
 
 # -- outbound (for the schema and for tests) ---------------------------------
