@@ -279,8 +279,8 @@ def main() -> None:
             runs = [(mode, mode, False) for mode in MODES]
             if worker is not None:
                 runs += [(f"c {mode}", mode, True) for mode in ("engine", "+views")]
-            for key, mode, there in runs:
-                if there:
+            for key, mode, remote in runs:
+                if remote:
                     assert worker is not None
                     g, a = worker.measure(mode, players, args.seconds)
                 else:

@@ -12,7 +12,7 @@ import copy
 from typing import Any, Final
 
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
-from trusis.rules.frozen import FrozenDict
+from trusis.rules.frozen import FrozenDict, freeze, thaw
 from trusis.rules.roles import DAY, STANDARD_LIST
 
 # Roles listed in the order they first appear in the standard list (R2), as docs/record.md does.
@@ -95,6 +95,7 @@ class GameState:
         self.foreseen: set[int] = set()
         # Knowledge: seat -> {seat -> most precise fact} and private results.
         self.known: list[dict[int, str]] = [{}, *[{s: r} for s, r in enumerate(roles, 1)]]
+        # Each result a FrozenDict: views hand them out as they are (frozen.py).
         self.results: list[list[dict[str, Any]]] = [[] for _ in range(n + 1)]
         # Chat: (seq, kind, number, sender, recipient or 0 for everyone, text).
         self.chat: list[tuple[int, str, int, int, int, str]] = []
@@ -203,6 +204,8 @@ class GameState:
                 }
             elif name == "known":
                 value = [{str(k): v for k, v in d.items()} for d in value]
+            elif name == "results":
+                value = [[thaw(r) for r in own] for own in value]
             elif name == "chat":
                 value = [list(c) for c in value]
             elif isinstance(value, tuple):
@@ -229,6 +232,8 @@ class GameState:
                 value = {int(k): v for k, v in value.items()}
             elif name == "known":
                 value = [{int(k): v for k, v in d.items()} for d in value]
+            elif name == "results":
+                value = [[freeze(r) for r in own] for own in value]
             elif name == "chat":
                 value = [tuple(c) for c in value]
             elif name == "trusis_seats":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trusis.rules.frozen import FrozenDict, FrozenList, freeze
+from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.legal import legal_actions
 from trusis.rules.roles import DAY, NIGHT, TEAM_OF, TRUSIS
 from trusis.rules.state import GameState
@@ -100,13 +100,13 @@ def _public_part(state: GameState) -> dict[str, Any]:
     public: dict[str, Any] = {
         "format": VIEW_FORMAT,
         "status": state.status,
-        "phase": FrozenDict({"kind": state.kind, "number": state.number}),
+        # (FrozenDict(key=…) is as fast as a dict literal; FrozenDict({…}) copies one.)
+        "phase": FrozenDict(kind=state.kind, number=state.number),
         "winner": state.winner,
         "winners": FrozenList(state.winners),
         "players": FrozenList([
-            FrozenDict({"seat": s, "name": names[s], "alive": alive[s],
-                        "passed": running and alive[s] and passed[s], "left": left[s],
-                        "bot": bots[s]})
+            FrozenDict(seat=s, name=names[s], alive=alive[s],
+                       passed=running and alive[s] and passed[s], left=left[s], bot=bots[s])
             for s in range(1, n + 1)
         ]),
         "composition": composition(state),
@@ -173,14 +173,9 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
         })
     data["known"] = known
     data["choices"] = own_choices(state, seat)
-    # The state's own results, frozen once per new result (R27, R28: a phase dict of a
-    # Gravekeepers' delivery is shared by their results; a view must not reach it).
-    own = state.results[seat]
-    key = ("results", seat)
-    results = state.memo.get(key)
-    if results is None or len(results) != len(own):
-        results = state.memo[key] = freeze(own)
-    data["results"] = results
+    # The state's own results, read-only since the engine made them (R27, R28: the
+    # Gravekeepers of one nightfall share a phase dict).
+    data["results"] = list(state.results[seat])
     data["legal"] = [  # each LegalAction keeps its client form once made
         legal.client if legal.client is not None else legal.to_dict()
         for legal in legal_actions(state, seat)
