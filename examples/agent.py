@@ -100,6 +100,9 @@ class Agent:
                 if command is not None:
                     self.count += 1
                     self.pending = f"agent-{self.count}"
+                    # The phase it was chosen in: the server refuses it as stale_phase
+                    # if that phase is over when it arrives (docs/protocol.md).
+                    command["phase"] = dict(self.view["phase"]) if self.view else None
                     ws.send(json.dumps({"type": "act", "id": self.pending, "action": command}))
         raise SystemExit("the game did not end in time")
 

@@ -33,6 +33,14 @@ class Hello(_In):
     lang: Literal["en", "fr", "it"] = "en"
 
 
+class PhaseIn(_In):
+    """The phase a command was made in, as the view's `phase` said (docs/protocol.md):
+    a command that arrives in another phase is refused as `stale_phase`."""
+
+    kind: Literal["day", "night"]
+    number: Annotated[int, Field(ge=1, le=10**6)]
+
+
 _TARGETED: list[JsonValue] = [do for do in sorted(TARGETED)]
 
 
@@ -59,6 +67,7 @@ class ActionIn(_In):
     shown: Annotated[int, Field(ge=0, le=1000)] | None = None
     text: Annotated[str, Field(max_length=2000)] | None = None
     to: Annotated[int, Field(ge=0, le=1000)] | None = None
+    phase: PhaseIn | None = None
 
 
 class Act(_In):

@@ -23,6 +23,7 @@ from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
 from trusis.server.botplay import BotPlay
@@ -243,13 +244,20 @@ class Room:
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,
-                     client_id: str | None = None) -> Outcome:
-        """Play one action: apply, store, deliver to every client, then return."""
+                     client_id: str | None = None,
+                     made_in: tuple[str, int] | None = None) -> Outcome:
+        """Play one action: apply, store, deliver to every client, then return.
+
+        `made_in` is the phase its sender saw (docs/protocol.md): in another phase the
+        action is refused as `stale_phase`, under the lock, and neither applied nor kept."""
         async with self.lock:
             if not self.owned:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
+            if made_in is not None and made_in != (table.state.kind, table.state.number):
+                stale = IllegalAction("stale_phase", kind=made_in[0], number=made_in[1])
+                return Outcome(action, [], stale, None, False, False)
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:

@@ -55,7 +55,12 @@ export class ActionPanel {
     }
   }
 
+  /** The phase a choice is made in, sent with it: the server refuses it as
+   * `stale_phase` if that phase ended before it arrived (docs/protocol.md). */
+  phase() { return this.store.view?.phase; }
+
   async power(legal, target) {
+    const phase = this.phase();
     if (CONFIRM.has(legal.do)) {
       const ok = await confirmDialog({
         title: t(`act.${legal.do}`, { target: seatName(target) }),
@@ -64,10 +69,11 @@ export class ActionPanel {
       });
       if (!ok) return;
     }
-    await this.run({ do: legal.do, target });
+    await this.run({ do: legal.do, target, phase });
   }
 
   async illusion(legal) {
+    const phase = this.phase();
     const sel = this.selected();
     const make = (id, label, seats, value) => {
       const select = h("select", { id }, seats.map((s) => h("option", { value: String(s), text: seatName(s) })));
@@ -80,17 +86,18 @@ export class ActionPanel {
       title: t("act.illusion_title"), body: t("act.illusion_help"), confirm: t("act.illusion_do"),
       extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real),
     });
-    if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value) });
+    if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value), phase });
   }
 
   async pass() {
+    const phase = this.phase();
     const lines = choiceLines(this.store.view);
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
     const ok = await confirmDialog({
       title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
       confirm: t("act.pass_do"), cancel: t("act.pass_keep"),
     });
-    if (ok) await this.run({ do: "pass" });
+    if (ok) await this.run({ do: "pass", phase });
   }
 
   async leave() {
@@ -156,7 +163,7 @@ export class ActionPanel {
       const chosen = a.do === "vote" ? view.choices?.vote || view.choices?.illusion : view.choices?.[a.do];
       if (a.withdraw && chosen) {
         buttons.push(h("button", { class: "btn btn-small btn-ghost", type: "button", disabled: this.busy,
-          on: { click: () => this.run({ do: a.do, target: null }) } }, t(`act.withdraw_${a.do}`)));
+          on: { click: () => this.run({ do: a.do, target: null, phase: this.phase() }) } }, t(`act.withdraw_${a.do}`)));
       }
     }
     const hint = powers.length && sel === null ? t("act.select_first")
