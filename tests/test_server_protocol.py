@@ -802,9 +802,19 @@ def test_rate_limits_refuse_bursts_and_survive_a_reconnect(server: ServerProcess
 
 
 def test_the_protocol_schema_is_served(server: ServerProcess) -> None:
-    schema = Guest(server.url, "Reader").http.get("/api/protocol.schema.json").json()
+    reader = Guest(server.url, "Reader")
+    schema = reader.http.get("/api/protocol.schema.json").json()
     assert schema["protocol"] == 1
     assert "client_to_server" in schema and "server_to_client" in schema
+    # A power's target is required (docs/record.md; an absent one is no withdrawal, R13).
+    action = schema["client_to_server"]["$defs"]["ActionIn"]
+    assert {"if": {"properties": {"do": {"enum": ["extra_vote", "foresee", "illusion",
+            "kamikaze", "protect", "revive", "sweep", "vote"]}}, "required": ["do"]},
+            "then": {"required": ["target"]}} in action["allOf"]
+    # The view's schema, beside it (rules/formats.py; docs/protocol.md, field by field).
+    view = reader.http.get("/api/view.schema.json").json()
+    assert view["title"] == "trusis-view/1"
+    assert {"legal", "choices", "results", "known", "players"} <= set(view["view"]["properties"])
 
 
 def test_a_finished_game_can_still_be_watched_and_chatted_in(server: ServerProcess) -> None:

@@ -13,8 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from trusis.play.journal import Journal
-from trusis.play.screen import View, vote_grid
+from trusis.play.screen import vote_grid
 from trusis.play.text import Texts
+from trusis.rules.formats import View
 from trusis.rules.roles import ROLES
 from trusis.table.record import Record
 

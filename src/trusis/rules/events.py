@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from trusis.rules.formats import Audience
+
 PUBLIC: Final = "public"
 SEATS: Final = "seats"
 INTERNAL: Final = "internal"
@@ -33,7 +35,7 @@ class Event:
     seq: int
     code: str
     params: dict[str, Any]
-    audience: str = PUBLIC
+    audience: Audience = PUBLIC
     seats: tuple[int, ...] = ()
 
     def visible_to(self, seat: int | None) -> bool:

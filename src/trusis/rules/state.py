@@ -12,14 +12,15 @@ import copy
 from typing import Any, Final
 
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
+from trusis.rules.formats import GameStatus, PhaseKind
 from trusis.rules.frozen import FrozenDict, freeze, thaw
 from trusis.rules.roles import DAY, STANDARD_LIST
 
 # Roles listed in the order they first appear in the standard list (R2), as docs/record.md does.
 COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
 
-RUNNING = "running"
-FINISHED = "finished"
+RUNNING: Final = "running"
+FINISHED: Final = "finished"
 
 
 _COMPOSITIONS: dict[tuple[str, ...], FrozenDict[str, int]] = {}  # sorted roles -> composition
@@ -76,8 +77,8 @@ class GameState:
         self.roles: list[str] = ["", *roles]
         self.seed: int = seed
         self.table_set: dict[str, Any] = table_set or {"standard": True}
-        self.status: str = RUNNING
-        self.kind: str = DAY
+        self.status: GameStatus = RUNNING
+        self.kind: PhaseKind = DAY
         self.number: int = 1
         self.alive: list[bool] = [False] + [True] * n
         self.passed: list[bool] = [True] + [False] * n

@@ -7,8 +7,9 @@ snapshots, `trusis replay --as`, bots and the end screen all read this view.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from trusis.rules.formats import View
 from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.legal import legal_actions
 from trusis.rules.roles import DAY, NIGHT, TEAM_OF, TRUSIS
@@ -183,7 +184,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
     return data
 
 
-def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any]:
+def view(state: GameState, seat: int | None, chat: bool = True) -> View:
     """Everything `seat` may know now; `None` gives the public (spectator) view.
 
     `chat=False` leaves out the chat lines, for a client that already has them from
@@ -204,14 +205,14 @@ def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any
     cached = state.memo.get("public view")
     if cached is None or cached[0] != state.seq:
         cached = state.memo["public view"] = (state.seq, _public_part(state))
-    return _seat_part(state, seat, cached[1], chat)
+    return cast(View, _seat_part(state, seat, cached[1], chat))
 
 
-def all_views(state: GameState) -> dict[int, dict[str, Any]]:
+def all_views(state: GameState) -> dict[int, View]:
     """`view` for every seat at once (the benchmark's model of a phase change).
 
     The public fields are built once and shared between the seats' views,
     read-only as in `view`.
     """
     public = _public_part(state)
-    return {seat: _seat_part(state, seat, public) for seat in range(1, state.n + 1)}
+    return {seat: cast(View, _seat_part(state, seat, public)) for seat in range(1, state.n + 1)}

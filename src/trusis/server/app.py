@@ -29,7 +29,7 @@ from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
 from trusis.server.options import TableOptions
-from trusis.server.protocol import schema
+from trusis.server.protocol import schema, view_schema
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Store
 from trusis.stats.display import _words
@@ -136,6 +136,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def protocol_schema() -> dict[str, Any]:
         """The JSON Schema of every WebSocket message, generated from the models."""
         return schema()
+
+    @app.get("/api/view.schema.json")
+    async def view_schema_json() -> dict[str, Any]:
+        """The JSON Schema of a seat's view and of an event (rules/formats.py)."""
+        return view_schema()
 
     @app.get("/api/i18n/{lang}")
     async def i18n(lang: str) -> dict[str, Any]:

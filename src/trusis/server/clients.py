@@ -22,6 +22,8 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket
 
+from trusis.rules.formats import EventData
+
 QUEUE_LIMIT = 500
 """Messages waiting for one client before it is dropped as too slow."""
 
@@ -32,7 +34,7 @@ class Events:
     (so nothing of the game state is kept), merged with the next one while it waits."""
 
     seq: int
-    events: list[dict[str, Any]]
+    events: list[EventData]
     view: bytes
     clock: dict[str, Any]
 
@@ -67,7 +69,7 @@ class Client:
             self.queue.append(message)
         self.ready.set()
 
-    def send_events(self, seq: int, events: list[dict[str, Any]], view: bytes,
+    def send_events(self, seq: int, events: list[EventData], view: bytes,
                     clock: dict[str, Any]) -> None:
         """Queue an `events` message, or fold it into the one still waiting last."""
         last = self.queue[-1] if self.queue else None

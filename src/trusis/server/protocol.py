@@ -2,20 +2,23 @@
 
 Inbound frames are parsed and validated here, so a malformed one gets an
 `error` naming its field and never reaches a game. Outbound messages are built
-by `rooms` from the table's views and streams; their models below exist to
+by `room.py` from the table's views and streams; their models below exist to
 generate the JSON Schema served at `/api/protocol.schema.json` and to check, in
 tests, that what the server sends is what this page promises.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from trusis.rules.actions import SAY, TARGETED
+from trusis.rules.formats import EventData, View
 from trusis.rules.roles import ILLUSION
+from trusis.rules.views import VIEW_FORMAT
 
 PROTOCOL = 1
 
@@ -227,6 +230,17 @@ def schema() -> dict[str, Any]:
     }
 
 
-def dumps(message: dict[str, Any]) -> bytes:
+def view_schema() -> dict[str, Any]:
+    """The JSON Schema of `trusis-view/1` and of an event, from the TypedDicts of
+    rules/formats.py (served at `/api/view.schema.json`)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": VIEW_FORMAT,
+        "view": TypeAdapter(View).json_schema(),
+        "event": TypeAdapter(EventData).json_schema(),
+    }
+
+
+def dumps(message: Mapping[str, Any]) -> bytes:
     """An outbound message as bytes (orjson: serialising is most of a send's cost)."""
     return orjson.dumps(message)

@@ -32,7 +32,7 @@ from trusis.server.handover import hand_to_bot
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
-from trusis.server.seat import Seat
+from trusis.server.seat import RoomStatus, Seat
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
 
@@ -55,7 +55,7 @@ class Room:
     invite: str
     store: Store
     pace: float = 1.0
-    status: str = "open"
+    status: RoomStatus = "open"
     created_at: float = field(default_factory=time.time)
     seats: dict[int, Seat] = field(default_factory=dict)
     table: Table | None = None

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from trusis.rules.actions import Action
 from trusis.rules.engine import apply
 from trusis.rules.errors import IllegalAction, RecordError
 from trusis.rules.events import Event
+from trusis.rules.formats import EventData, View
 from trusis.rules.views import view
 from trusis.table.game import Game
 from trusis.table.record import Record
@@ -148,7 +148,7 @@ class Table(Game):
         """How many events `seat` (None: a spectator) may have read so far."""
         return self.state.stream_position(seat)
 
-    def events_after(self, seat: int | None, number: int) -> list[dict[str, Any]]:
+    def events_after(self, seat: int | None, number: int) -> list[EventData]:
         """The events `seat` may see after its stream number `number`, numbered.
 
         Each event is a fresh dict (`code`, `params`, `seq`, and `t` when the action
@@ -170,16 +170,17 @@ class Table(Game):
             stream.scanned = len(log)
         start = max(number, 0)
         times = self.log_times
-        out = []
+        out: list[EventData] = []
         for position, i in enumerate(stream.indices[start:], start + 1):
             event = log[i]
-            data = {"seq": position, "code": event.code, "params": dict(event.params)}
-            if times[i] is not None:
-                data["t"] = times[i]
+            data: EventData = {"seq": position, "code": event.code, "params": dict(event.params)}
+            t = times[i]
+            if t is not None:
+                data["t"] = t
             out.append(data)
         return out
 
-    def snapshot(self, seat: int | None, chat: bool = True) -> dict[str, Any]:
+    def snapshot(self, seat: int | None, chat: bool = True) -> View:
         """Everything `seat` may know now: its view, whose `seq` is its stream length.
 
         The view itself, with no copy: it is a value (`views.view`: what it shares

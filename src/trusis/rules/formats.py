@@ -1,0 +1,124 @@
+"""The client data formats, typed: the `trusis-view/1` view and the events a seat reads.
+
+A view and its events cross every layer — the engine makes them, the table numbers
+them, bots, the terminal game and the server read them, clients receive them as
+JSON — so their shape is written down once, here, as TypedDicts that strict mypy
+checks at each of those layers. They describe plain JSON: at run time a view is a
+dict (views.py), and what is shared in it is read-only (frozen.py), which the
+`Sequence` and `Mapping` types below say to the type checker too.
+
+docs/protocol.md, "The view, field by field", documents every key; a test checks
+that the page and these types name the same keys. `/api/view.schema.json` serves
+the JSON Schema made from them (server/protocol.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, NotRequired
+
+# typing_extensions' TypedDict: pydantic makes the JSON Schema from it on Python < 3.12.
+from typing_extensions import TypedDict
+
+PhaseKind = Literal["day", "night"]
+"""The two phases (R11): a day, then a night."""
+
+GameStatus = Literal["running", "finished"]
+"""A game's status: a view's `status`."""
+
+Audience = Literal["public", "seats", "internal"]
+"""Who may read an event (events.py): everyone, the listed seats, or nobody."""
+
+
+class PhaseData(TypedDict):
+    kind: PhaseKind
+    number: int
+
+
+class PlayerData(TypedDict):
+    seat: int
+    name: str
+    alive: bool
+    passed: bool
+    left: bool
+    bot: bool
+
+
+class HistoryEntry(TypedDict):
+    phase: PhaseData
+    vote_killed: int | None
+    died: Sequence[int]
+    revived: Sequence[int]
+
+
+ChatLine = TypedDict("ChatLine", {  # "from" is a keyword: the functional form
+    "phase": PhaseData, "from": int, "text": str, "to": NotRequired[int],
+})
+
+
+class LegalEntry(TypedDict):
+    do: str
+    targets: NotRequired[Sequence[int]]
+    shown: NotRequired[Sequence[int]]
+    withdraw: NotRequired[bool]
+
+
+class IllusionChoice(TypedDict):
+    shown: int
+    target: int
+
+
+class Choices(TypedDict, total=False):
+    vote: int
+    illusion: IllusionChoice
+    protect: int
+    kamikaze: int
+    revive: int
+    extra_vote: int
+    extra_vote_today: int
+    swept: bool
+    foreseen: bool
+
+
+class ResultEntry(TypedDict):
+    phase: PhaseData
+    kind: str
+    target: int
+    result: NotRequired[str]
+    role: NotRequired[str]
+
+
+class View(TypedDict):
+    """`trusis-view/1`: everything one seat (or a spectator) may know now."""
+
+    format: Literal["trusis-view/1"]
+    status: GameStatus
+    phase: PhaseData
+    winner: str | None
+    winners: Sequence[int]
+    players: Sequence[PlayerData]
+    composition: Mapping[str, int]
+    alive: Sequence[int]
+    passed: Sequence[int]
+    history: Sequence[HistoryEntry]
+    quiet_phases: int
+    votes: Mapping[str, int]
+    vote_counts: Mapping[str, int]
+    seat: int | None
+    seq: int
+    chat: NotRequired[Sequence[ChatLine]]
+    known: Mapping[str, str]
+    legal: Sequence[LegalEntry]
+    role: NotRequired[str]
+    team: NotRequired[str]
+    choices: NotRequired[Choices]
+    results: NotRequired[Sequence[ResultEntry]]
+
+
+class EventData(TypedDict):
+    """One event as a seat reads it (`Table.events_after`, the `events` frame)."""
+
+    seq: int
+    code: str
+    params: Mapping[str, Any]
+    t: NotRequired[float]
