@@ -65,7 +65,7 @@ def stats_tables(record: Record, t: Texts, width: int = 120) -> list[Table]:
     """The end-of-game statistics of `record`, in the player's language, with as many
     players side by side as a terminal `width` columns wide shows without wrapping."""
     from trusis.stats import score  # the stats package loads and checks its declaration
-    from trusis.stats.cli import game_tables
+    from trusis.stats.tables import game_tables
 
     per_table = max(2, min(STATS_COLUMNS, (width - LABEL_WIDTH) // COLUMN_WIDTH))
     return game_tables(score(record), t.lang, (t("stats_game"), t("stats_players")),

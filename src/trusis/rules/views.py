@@ -151,9 +151,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
     """Add to the shared fields what this one seat may see, field by field."""
     data = dict(public)
     data["seat"] = seat
-    data["seq"] = (  # this seat's own numbering (events.py): state.stream_position
-        state.public_count if seat is None else state.public_count + state.private_count[seat]
-    )
+    data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
     if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
         data["votes"], data["vote_counts"] = _tallied(visible_votes(state, seat))  # R24
     if chat:

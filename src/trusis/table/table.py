@@ -168,10 +168,14 @@ class Table(Game):
                 if log[i].visible_to(seat):
                     indices.append(i)
             stream.scanned = len(log)
-        start = max(number, 0)
+        # The numbers are the state's count (GameState.stream_position, the view's `seq`:
+        # the one numbering of a stream); the index only finds the events. The two agree
+        # from the first event on, so `offset` is 0 (kept so that they cannot diverge).
+        offset = self.state.stream_position(seat) - len(stream.indices)
+        start = max(number - offset, 0)
         times = self.log_times
         out: list[EventData] = []
-        for position, i in enumerate(stream.indices[start:], start + 1):
+        for position, i in enumerate(stream.indices[start:], start + 1 + offset):
             event = log[i]
             data: EventData = {"seq": position, "code": event.code, "params": dict(event.params)}
             t = times[i]
