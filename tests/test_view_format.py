@@ -24,7 +24,7 @@ from trusis import Table
 from trusis.rules.formats import EventData, View
 from trusis.server.protocol import view_schema
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs/protocol.md"
 HEADING = "### The view, field by field"
 
 
