@@ -208,6 +208,9 @@ class Seated:
             return True
         if not me["alive"] or me["passed"] or self._idle:
             return False
+        # Game actions say the phase they were chosen in: one sent again after a restart
+        # that ended the phase is refused as stale_phase (docs/protocol.md), never applied.
+        made_in = dict(view["phase"])
         if self._done < self._planned:
             self._done += 1
             powers = [e for e in view["legal"] if e["do"] in GAME_DOS]
@@ -217,20 +220,21 @@ class Seated:
                 targets = entry.get("targets", [])
                 if rng.random() < self.illegal_rate:  # a refusal must change nothing
                     dead = [p["seat"] for p in view["players"] if not p["alive"]]
-                    self.send(do=do, target=rng.choice([*dead, self.seat]))
+                    self.send(do=do, target=rng.choice([*dead, self.seat]), phase=made_in)
                     return True
                 if entry.get("withdraw") and (not targets or rng.random() < 0.15):
-                    self.send(do=do, target=None)
+                    self.send(do=do, target=None, phase=made_in)
                     return True
                 if targets:
                     target = rng.choice(targets)
                     if do == "illusion":
-                        self.send(do=do, target=target, shown=rng.choice(entry["shown"]))
+                        self.send(do=do, target=target, shown=rng.choice(entry["shown"]),
+                                  phase=made_in)
                     else:
-                        self.send(do=do, target=target)
+                        self.send(do=do, target=target, phase=made_in)
                     return True
         if "pass" in legal:
-            self.send(do="pass")
+            self.send(do="pass", phase=made_in)
             return True
         return False
 
@@ -285,7 +289,8 @@ def action_of(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def sent_fields(action: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in action.items() if v is not None}
+    """What a record keeps of a sent action: its fields but `phase` (a protocol field)."""
+    return {k: v for k, v in action.items() if v is not None and k != "phase"}
 
 
 def loads(frame: str) -> Any:
