@@ -7,7 +7,7 @@ snapshots, `trusis replay --as`, bots and the end screen all read this view.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from trusis.rules.formats import View
 from trusis.rules.frozen import FrozenDict, FrozenList
@@ -126,14 +126,19 @@ def _public_part(state: GameState) -> dict[str, Any]:
 
 def _history(state: GameState) -> list[dict[str, Any]]:
     """The ended phases as client data: each made once (kept in `state.history_lines`,
-    as an ended phase never changes) and shared by every view: read-only."""
+    as an ended phase never changes) and shared by every view: read-only. The list
+    itself is kept too until a phase ends (public parts are rebuilt at every event)."""
     lines = state.history_lines
+    cached = state.memo.get("history")
+    if cached is not None and len(cached) == len(state.history):
+        return cached  # type: ignore[no-any-return]
     for h in state.history[len(lines):]:
         lines.append(FrozenDict({
             "phase": FrozenDict(h["phase"]), "vote_killed": h["vote_killed"],
             "died": FrozenList(h["died"]), "revived": FrozenList(h["revived"]),
         }))
-    return FrozenList(lines)
+    history = state.memo["history"] = FrozenList(lines)
+    return history
 
 
 def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -147,9 +152,9 @@ def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
-               chat: bool = True) -> dict[str, Any]:
+               chat: bool = True) -> View:
     """Add to the shared fields what this one seat may see, field by field."""
-    data = dict(public)
+    data: Any = dict(public)  # a View once complete (typed as Any: no cast to pay for)
     data["seat"] = seat
     data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
     if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
@@ -161,7 +166,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
             {} if state.running else {str(s): state.roles[s] for s in range(1, state.n + 1)}
         )
         data["legal"] = []
-        return data
+        return data  # type: ignore[no-any-return]  # (a spectator's: every key it has)
     role = state.roles[seat]
     data["role"] = role
     data["team"] = TEAM_OF[role]
@@ -179,7 +184,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
         legal.client if legal.client is not None else legal.to_dict()
         for legal in legal_actions(state, seat)
     ]
-    return data
+    return data  # type: ignore[no-any-return]  # (complete: every key of View is set)
 
 
 def view(state: GameState, seat: int | None, chat: bool = True) -> View:
@@ -203,7 +208,7 @@ def view(state: GameState, seat: int | None, chat: bool = True) -> View:
     cached = state.memo.get("public view")
     if cached is None or cached[0] != state.seq:
         cached = state.memo["public view"] = (state.seq, _public_part(state))
-    return cast(View, _seat_part(state, seat, cached[1], chat))
+    return _seat_part(state, seat, cached[1], chat)
 
 
 def all_views(state: GameState) -> dict[int, View]:
@@ -213,4 +218,4 @@ def all_views(state: GameState) -> dict[int, View]:
     read-only as in `view`.
     """
     public = _public_part(state)
-    return {seat: cast(View, _seat_part(state, seat, public)) for seat in range(1, state.n + 1)}
+    return {seat: _seat_part(state, seat, public) for seat in range(1, state.n + 1)}
