@@ -60,7 +60,7 @@ SAVED: Final = (
 # Derived from the fields above, kept for speed, never serialised.
 DERIVED: Final = (
     "living", "present", "running", "composition", "others", "recipients", "memo",
-    "chat_lines", "says", "known_views", "history_lines",
+    "chat_lines", "says", "known_views", "history_lines", "player_lines",
 )
 
 
@@ -128,12 +128,15 @@ class GameState:
         self.chat_lines: list[tuple[int, int, dict[str, Any]]] = []
         # The history as client data, built once per ended phase (views.py).
         self.history_lines: list[dict[str, Any]] = []
+        # Each seat's `players` entry of the views, by its values (views.py): made once.
+        self.player_lines: dict[tuple[int, str, bool, bool, bool, bool], Any] = {}
 
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
         self.chat_lines = []
         self.known_views = {}
         self.history_lines = []
+        self.player_lines = {}
         self.composition = _composition(self.roles[1:])
         self.running = self.status == RUNNING
         self.derive_living()

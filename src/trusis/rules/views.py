@@ -17,6 +17,7 @@ from trusis.rules.state import GameState
 
 VIEW_FORMAT = "trusis-view/1"
 _NONE: FrozenDict[str, int] = FrozenDict()  # no votes shown: shared, read-only
+_EMPTY: FrozenList[int] = FrozenList()  # no seats: shared, read-only
 
 
 def composition(state: GameState) -> dict[str, int]:
@@ -104,15 +105,11 @@ def _public_part(state: GameState) -> dict[str, Any]:
         # (FrozenDict(key=…) is as fast as a dict literal; FrozenDict({…}) copies one.)
         "phase": FrozenDict(kind=state.kind, number=state.number),
         "winner": state.winner,
-        "winners": FrozenList(state.winners),
-        "players": FrozenList([
-            FrozenDict(seat=s, name=names[s], alive=alive[s],
-                       passed=running and alive[s] and passed[s], left=left[s], bot=bots[s])
-            for s in range(1, n + 1)
-        ]),
+        "winners": FrozenList(state.winners) if state.winners else _EMPTY,
+        "players": _players(state, n, names, alive, passed, left, bots, running),
         "composition": composition(state),
-        "alive": FrozenList(state.living),
-        "passed": FrozenList([s for s in state.living if passed[s]] if running else ()),
+        "alive": _alive(state),
+        "passed": FrozenList([s for s in state.living if passed[s]]) if running else _EMPTY,
         "history": _history(state),
         "quiet_phases": state.quiet,
         # Day votes are public (R20): one map and one tally for every seat.
@@ -122,6 +119,34 @@ def _public_part(state: GameState) -> dict[str, Any]:
     if state.kind == DAY:
         public["votes"], public["vote_counts"] = _tallied(visible_votes(state, None))
     return public
+
+
+def _alive(state: GameState) -> list[int]:
+    """The living seats, made once until someone dies or revives (the memo is reset then)."""
+    alive = state.memo.get("alive")
+    if alive is None:
+        alive = state.memo["alive"] = FrozenList(state.living)
+    return alive
+
+
+def _players(state: GameState, n: int, names: list[str], alive: list[bool],
+             passed: list[bool], left: list[bool], bots: list[bool],
+             running: bool) -> list[dict[str, Any]]:
+    """The `players` list: each seat's entry made once for each of its values and kept
+    (`state.player_lines`): an event changes one entry at most, and a frozen dict costs
+    more to make than to find."""
+    lines = state.player_lines
+    out = []
+    for s in range(1, n + 1):
+        name, here, done, gone, bot = names[s], alive[s], running and alive[s] and passed[s], \
+            left[s], bots[s]
+        key = (s, name, here, done, gone, bot)
+        entry = lines.get(key)
+        if entry is None:
+            entry = lines[key] = FrozenDict(seat=s, name=name, alive=here, passed=done,
+                                            left=gone, bot=bot)
+        out.append(entry)
+    return FrozenList(out)
 
 
 def _history(state: GameState) -> list[dict[str, Any]]:
