@@ -21,7 +21,8 @@ from pydantic import TypeAdapter
 from randomgames import Mix, Policy, mixes, tables
 from randomgames import Table as Shape
 from trusis import Table
-from trusis.rules.formats import EventData, View
+from trusis.rules.formats import EVENT_PARAMS, EventData, View
+from trusis.rules.i18n import catalogue as messages
 from trusis.server.protocol import view_schema
 
 DOCS = Path(__file__).resolve().parent.parent / "docs/protocol.md"
@@ -99,7 +100,12 @@ def test_views_and_events_of_random_games_match_their_types(shape: Shape, mix: M
                 data = dict(table.snapshot(seat, chat))
                 VIEWS.validate_python(data, strict=True)
                 assert set(data) <= set(get_type_hints(View)), "a key the types do not name"
-            EVENTS.validate_python(table.events_after(seat, 0), strict=True)
+            events = table.events_after(seat, 0)
+            EVENTS.validate_python(events, strict=True)
+            for event in events:  # each code's params, and no key they do not name
+                params = EVENT_PARAMS[event["code"]]
+                TypeAdapter(params).validate_python(dict(event["params"]), strict=True)
+                assert set(event["params"]) <= set(get_type_hints(params)), event
 
     for _ in range(6000):
         step = policy.next(table.state)
@@ -108,6 +114,19 @@ def test_views_and_events_of_random_games_match_their_types(shape: Shape, mix: M
         if table.submit(step.action).phase_changed:
             check()
     check()
+
+
+def test_every_event_code_is_typed_documented_and_in_the_catalogues() -> None:
+    section = DOCS.read_text(encoding="utf-8").split("### Events, code by code", 1)[1]
+    section = section.split("\n### ", 1)[0]
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE))
+    catalogue = {key.split(".", 1)[1] for key in messages("en") if key.startswith("event.")}
+    assert set(EVENT_PARAMS) == documented == catalogue
+    for code, params in EVENT_PARAMS.items():
+        row = re.search(rf"^\| `{code}` \| (.+?) \|", section, flags=re.MULTILINE)
+        assert row is not None
+        for key in get_type_hints(params):
+            assert f"`{key}`" in row.group(1), (code, key)
 
 
 @pytest.mark.parametrize("key", ["legal", "choices", "results", "known", "players[].bot"])

@@ -115,6 +115,97 @@ class View(TypedDict):
     results: NotRequired[Sequence[ResultEntry]]
 
 
+class SeatParams(TypedDict):
+    seat: int
+
+
+class PassedParams(TypedDict):
+    seat: int
+    auto: NotRequired[bool]
+
+
+class SeatsParams(TypedDict):
+    seats: Sequence[int]
+
+
+class VoterParams(TypedDict):
+    voter: int
+
+
+class VoteParams(TypedDict):
+    voter: int
+    target: int
+
+
+class ReplacedParams(TypedDict):
+    seat: int
+    by: str
+
+
+class SaidParams(TypedDict):
+    seat: int
+    text: str
+
+
+class WhisperedParams(TypedDict):
+    seat: int
+    to: int
+    text: str
+
+
+class IllusionParams(TypedDict):
+    shown: int
+    target: int
+
+
+class PowerParams(TypedDict):
+    power: str
+
+
+class ChoiceParams(TypedDict):
+    power: str
+    target: int
+
+
+class ResultParams(TypedDict):
+    target: int
+    result: str
+
+
+class RoleParams(TypedDict):
+    target: int
+    role: str
+
+
+class NoParams(TypedDict):
+    pass
+
+
+class PhasesParams(TypedDict):
+    phases: int
+
+
+class GameOverParams(TypedDict):
+    winner: str
+    winners: Sequence[int]
+    roles: Mapping[str, str]
+
+
+EVENT_PARAMS: Mapping[str, type] = {
+    "passed": PassedParams, "timed_out": SeatsParams, "left": SeatParams,
+    "replaced": ReplacedParams, "said": SaidParams, "whispered": WhisperedParams,
+    "vote_cast": VoteParams, "vote_withdrawn": VoterParams, "trusis_vote": VoteParams,
+    "trusis_vote_withdrawn": VoterParams, "illusion_made": IllusionParams,
+    "choice_made": ChoiceParams, "choice_withdrawn": PowerParams,
+    "sweep_result": ResultParams, "gravekeeper_result": ResultParams,
+    "foresee_result": RoleParams, "gravedigger_result": RoleParams,
+    "vote_killed": SeatParams, "nobody_killed": NoParams, "died": SeatParams,
+    "quiet_night": NoParams, "revived": SeatParams, "stalemate": PhasesParams,
+    "phase_limit": PhasesParams, "game_over": GameOverParams, "phase_started": PhaseData,
+}
+"""The params of every event a seat may read, by code (internal events reach no one)."""
+
+
 class EventData(TypedDict):
     """One event as a seat reads it (`Table.events_after`, the `events` frame)."""
 

@@ -16,7 +16,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from trusis.rules.actions import SAY, TARGETED
-from trusis.rules.formats import EventData, View
+from trusis.rules.formats import EVENT_PARAMS, EventData, View
 from trusis.rules.roles import ILLUSION
 from trusis.rules.views import VIEW_FORMAT
 
@@ -238,6 +238,8 @@ def view_schema() -> dict[str, Any]:
         "title": VIEW_FORMAT,
         "view": TypeAdapter(View).json_schema(),
         "event": TypeAdapter(EventData).json_schema(),
+        "event_params": {code: TypeAdapter(params).json_schema()
+                         for code, params in sorted(EVENT_PARAMS.items())},
     }
 
 
