@@ -199,9 +199,9 @@ class Room:
         if not events:
             return
         client.seq = events[-1]["seq"]
-        # The engine's view itself, serialised at once and never kept: it needs none of
-        # the private copy `Table.snapshot` makes for readers that keep theirs. A client
-        # that is behind gets it folded into the message still waiting (clients.py).
+        # The engine's view itself (a value: views.py), serialised at once and never
+        # kept. A client that is behind gets it folded into the message still waiting
+        # (clients.py).
         client.send_events(client.seq, events,
                            dumps(view(table.state, client.seat, chat=False)), self.clock())
 
