@@ -48,7 +48,7 @@ class LegalAction:
         for `pass`, `leave` and a full table's `say`): read-only (frozen.py).
         """
         client = self.client
-        if client is None:  # (keyword arguments: as fast as a dict literal, in this order)
+        if client is None:  # (keywords: no dict made then copied; the keys in this order)
             do = self.do
             if do in (PASS, LEAVE):
                 client = FrozenDict(do=do)

@@ -102,7 +102,7 @@ def _public_part(state: GameState) -> dict[str, Any]:
     public: dict[str, Any] = {
         "format": VIEW_FORMAT,
         "status": state.status,
-        # (FrozenDict(key=…) is as fast as a dict literal; FrozenDict({…}) copies one.)
+        # (Keywords: FrozenDict({…}) would make a dict and then copy it.)
         "phase": FrozenDict(kind=state.kind, number=state.number),
         "winner": state.winner,
         "winners": FrozenList(state.winners) if state.winners else _EMPTY,
