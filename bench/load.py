@@ -443,8 +443,6 @@ class ClientRun:
                     command["text"] = action.text
                     if action.to is not None:
                         command["to"] = action.to
-        if command["do"] not in ("say", "leave"):  # the phase it was chosen in (docs/protocol.md)
-            command["phase"] = {"kind": phase[0], "number": phase[1]}
         seat.acted += 1
         self.send(seat, command)
 

@@ -73,6 +73,7 @@ class Agent:
         self.pending: str | None = None
         self.used: set[str] = set()  # powers used this phase
         self.phase: tuple[str, int] | None = None
+        self.stale: dict[str, Any] | None = None  # the phase of a stale_phase refusal
 
     def log(self, text: str) -> None:
         if not self.quiet:
@@ -122,7 +123,9 @@ class Agent:
                 self.narrate(event)
         elif kind in ("ack", "refused") and message["id"] == self.pending:
             self.pending = None
-            if kind == "refused":
+            if kind == "refused" and message["code"] == "stale_phase":
+                self.stale = message["params"]  # wait for the new phase's view
+            elif kind == "refused":
                 self.log(f"  refused: {message['message']}")
                 self.used.add("*")  # something is off: just pass from now on this phase
         elif kind == "error":
@@ -151,7 +154,7 @@ class Agent:
         view = self.view
         if view is None or self.pending is not None or self.seat is None:
             return None
-        if view["status"] != "running":
+        if view["status"] != "running" or view["phase"] == self.stale:
             return None
         me = view["players"][self.seat - 1]
         if not me["alive"] or me["passed"] or me["left"]:

@@ -77,6 +77,7 @@ class Seated:
         self.whispers: dict[str, tuple[int, int]] = {}  # marker -> (sender, recipient)
         self._count = 0
         self._phase: tuple[str, str, int] | None = None
+        self._stale: dict[str, Any] | None = None  # the phase of a stale_phase refusal
         self._planned = 0
         self._done = 0
         self._whispered = False
@@ -148,6 +149,8 @@ class Seated:
                     self.acked.append(cid)
             if cid == self.pending:
                 self.pending = None
+                if message.get("code") == "stale_phase":  # wait for the new phase's view
+                    self._stale = dict(message["params"])
 
     # -- acting ----------------------------------------------------------------
 
@@ -211,6 +214,8 @@ class Seated:
         # Game actions say the phase they were chosen in: one sent again after a restart
         # that ended the phase is refused as stale_phase (docs/protocol.md), never applied.
         made_in = dict(view["phase"])
+        if made_in == self._stale:  # refused as stale: this view is behind the game
+            return False
         if self._done < self._planned:
             self._done += 1
             powers = [e for e in view["legal"] if e["do"] in GAME_DOS]
