@@ -256,7 +256,7 @@ class NormalBot(HeuristicBot):
         judgement of it (D42). Passing itself is not evidence either way."""
         votes = self.view.get("votes", {})
         return {p["seat"] for p in self.view["players"]
-                if p.get("passed") and str(p["seat"]) not in votes and p["seat"] not in votes}
+                if p.get("passed") and str(p["seat"]) not in votes}
 
     def _bus(self, votes: dict[int, int], seats: list[int]) -> Action | None:
         """A deliberate vote against a doomed team-mate, explained to it first."""

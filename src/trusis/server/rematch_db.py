@@ -18,6 +18,7 @@ from sqlalchemy import update as sql_update
 
 from trusis.server.commits import Fence, fenced
 from trusis.server.schema import metadata
+from trusis.server.seat import SeatKind
 from trusis.server.store import Store
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class Reservation:
     """A seat kept for the player who held it at the end of the game before."""
 
     player_id: str
-    kind: str
+    kind: SeatKind
     name: str
     until: float
 
