@@ -43,7 +43,7 @@ def test_a_visitor_without_a_name_is_no_error(server: ServerProcess) -> None:
 @pytest.mark.parametrize("lang", ["en", "fr", "it"])
 def test_human_in_a_custom_set_is_refused_with_the_reason_of_R3(
         server: ServerProcess, lang: str, tmp_path: Path) -> None:
-    """D43: HUMAN is a role, but a custom set never counts it (R3): the refusal says so."""
+    """D24: HUMAN is a role, but a custom set never counts it (R3): the refusal says so."""
     ann = Guest(server.url, "Ann")
     try:
         reply = ann.http.post("/api/tables", json={
@@ -61,7 +61,7 @@ def test_human_in_a_custom_set_is_refused_with_the_reason_of_R3(
 
 
 def test_an_action_chosen_in_a_phase_that_is_over_is_refused(server: ServerProcess) -> None:
-    """D41: an action carrying the phase it was chosen in is refused once that phase is over
+    """D22: an action carrying the phase it was chosen in is refused once that phase is over
     (`stale_phase`), changes nothing, and acts as usual in its own phase."""
     ann = Guest(server.url, "Ann")
     table = ann.create(seats=5, day_seconds=300, night_seconds=300)

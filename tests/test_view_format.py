@@ -120,7 +120,7 @@ def test_every_event_code_is_typed_documented_and_in_the_catalogues() -> None:
     section = DOCS.read_text(encoding="utf-8").split("### Events, code by code", 1)[1]
     section = section.split("\n### ", 1)[0]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE))
-    # `event.CODE.of`: the same event told from outside, naming its seat (D45); not a code.
+    # `event.CODE.of`: the same event told from outside, naming its seat (D27); not a code.
     catalogue = {key.split(".", 1)[1] for key in messages("en")
                  if key.startswith("event.") and not key.endswith(".of")}
     assert set(EVENT_PARAMS) == documented == catalogue

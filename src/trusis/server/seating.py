@@ -177,7 +177,7 @@ class Seating:
                                    room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
-            room.reserved.clear()  # a rematch's kept seats end with its start (D-R1)
+            room.reserved.clear()  # a rematch's kept seats end with its start (D19)
             room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()

@@ -58,7 +58,7 @@ export class ActionPanel {
   }
 
   /**
-   * A question about an action, bound to the phase it was asked in (D41): it closes with a
+   * A question about an action, bound to the phase it was asked in (D22): it closes with a
    * note when the phase changes, the game ends or `still(view)` stops holding.
    */
   ask(options, still) {
