@@ -16,6 +16,7 @@ from typing import Any
 from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action, clean_line, clean_name
 from trusis.rules.errors import IllegalAction, SetupError
 from trusis.rules.events import Event
+from trusis.rules.frozen import FrozenList
 from trusis.rules.powers import (
     CHOICES,
     check_actor,
@@ -165,7 +166,7 @@ def _timeout(state: GameState, action: Action, out: list[Event]) -> None:
     for seat in late:
         state.passed[seat] = True
     state.waiting = 0
-    state.emit(out, "timed_out", {"seats": late})
+    state.emit(out, "timed_out", {"seats": FrozenList(late)})  # read-only: every seat reads it
     end_phase(state, out)
 
 

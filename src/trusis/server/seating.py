@@ -70,7 +70,7 @@ class Seating:
 
     async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
         if player.id != room.host_id:
-            await barred.refuse_join(self.store.engine, room, player.id)  # D60, D61
+            await barred.refuse_join(self.store.engine, room, player.id)  # D29, D30
         async with room.lock:
             self._open(room)
             current = room.seat_of(player.id)
@@ -180,7 +180,7 @@ class Seating:
                                    room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
-            room.reserved.clear()  # a rematch's kept seats end with its start (D-R1)
+            room.reserved.clear()  # a rematch's kept seats end with its start (D19)
             room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()
@@ -225,7 +225,7 @@ class Seating:
         """A new person takes the departed seat the host's claim link names (R53). The
         code is spent before the first `await`, so two claims of one code cannot both
         pass; every other code of the seat dies when it changes hands (handover.py)."""
-        await barred.refuse_join(self.store.engine, room, player.id)  # D60, D61
+        await barred.refuse_join(self.store.engine, room, player.id)  # D29, D30
         seat = room.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
