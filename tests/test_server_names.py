@@ -77,8 +77,11 @@ def test_a_name_confusable_with_another_seat_is_refused(server: ServerProcess) -
         body = reply.json()
         assert body["code"] == "name_confusable" and body["params"]["other"] == "Bob"
         fake.close()
-    reply = bob.http.post(f"/api/tables/{table}/seats/3/program", json={"name": "Воb"})
-    assert reply.status_code == 409 and reply.json()["code"] == "name_confusable"
+    # Full-width letters, a small capital, combining marks, a full stop (the review after
+    # issue 17's fixes found these through the program-seat route).
+    for name in ("Воb", "Ｂｏｂ", "ʙob", "Boḅ", "Bób", "Bob\u0332", "Bob."):
+        reply = bob.http.post(f"/api/tables/{table}/seats/3/program", json={"name": name})
+        assert reply.status_code == 409 and reply.json()["code"] == "name_confusable", name
     ann = Guest(server.url, "Ann")
     assert ann.sit(table) == 2  # a different name sits
     info = bob.http.get(f"/api/tables/{table}").json()
