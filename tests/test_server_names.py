@@ -98,12 +98,12 @@ def test_a_bot_gives_way_to_a_person_of_the_same_name(server: ServerProcess) -> 
     host.bots(table, 20)
     names = [s["name"] for s in host.http.get(f"/api/tables/{table}").json()["seats"]
              if s["name"]]
-    person = Guest(server.url, names[0].upper())
+    person = Guest(server.url, names[0].upper())  # ("DARIO": an I drawn like l, D20)
     seat = person.sit(table)
     seats = host.http.get(f"/api/tables/{table}").json()["seats"]
     assert seats[seat - 1]["name"] == names[0].upper()
     bots = [s["name"] for s in seats if s["kind"] == "bot"]
-    assert len(bots) == 20 and names[0] not in bots
+    assert len(bots) == 20 and names[0] not in bots, (names[0], seat, seats)
     assert len({b.casefold() for b in bots} | {names[0].casefold()}) == 21
     host.close()
     person.close()

@@ -73,7 +73,9 @@ def skeleton(name: str) -> str:
     text = "".join(_small_capital(c) for c in text if unicodedata.category(c) != "Mn")
     kept = "".join(c for c in _mapped(text.casefold())
                    if unicodedata.category(c)[0] in "LN" and unicodedata.category(c) != "Mn")
-    return kept or name.casefold()  # a name of signs only ("???") is its own look
+    # "I" is drawn like "l" (the data folds it there) while "i" is not: one letter for the
+    # three, so that "WIM" is "Wim" and "AIice" is "Alice".
+    return kept.replace("i", "l") or name.casefold()  # signs only ("???"): its own look
 
 
 @cache
