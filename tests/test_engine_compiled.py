@@ -147,3 +147,42 @@ def test_a_failed_compile_falls_back_to_pure(tmp_path: Path) -> None:
     names, out = build_wheel(tmp_path, CC="false")
     assert extension_modules(names) == []
     assert "trusis: compiling the engine failed" in out
+
+
+def run_script(tree: Path, *args: str, **env: str) -> str:
+    """`./run ARGS` in `tree` with `env`: what it printed (it must succeed)."""
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("TRUSIS_COMPILE", "CC", "PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(["./run", *args], cwd=tree, env={**environ, **env},
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
+@SLOW
+def test_run_uses_the_compiled_engine_and_says_which(tmp_path: Path) -> None:
+    """A first `./run` compiles into build/compiled/ (the editable src/ stays pure), a
+    second reuses it, and each prints one line saying which engine runs."""
+    why = SETUP["toolchain_missing"]()
+    if why:
+        pytest.skip(why)
+    tree = tmp_path / "clone"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "__pycache__", "*.egg-info", ".*_cache", "node_modules"))
+    first = run_script(tree, "--help")
+    assert "Trusis: compiling the engine with mypyc" in first
+    assert "Trusis: the compiled engine is in use." in first
+    assert "Usage: trusis" in first
+    second = run_script(tree, "--help")
+    assert "compiling" not in second and "Trusis: the compiled engine is in use." in second
+    check = subprocess.run(
+        [str(tree / ".venv" / "bin" / "python"), "-c",
+         "import trusis.rules as r; print(r.compiled(), r.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(tree / "build" / "compiled")},
+        capture_output=True, text=True, check=True)
+    assert check.stdout.startswith(f"True {tree / 'build' / 'compiled'}"), check.stdout
+    assert [p for p in (tree / "src").rglob("*.so")] == []
+    assert ("Trusis: TRUSIS_COMPILE=0: the engine runs as pure Python."
+            in run_script(tree, "--help", TRUSIS_COMPILE="0"))
+    assert ("Trusis: no C compiler (no-such-cc): the engine runs as pure Python."
+            in run_script(tree, "--help", CC="no-such-cc"))
