@@ -162,7 +162,8 @@ def run_script(tree: Path, *args: str, **env: str) -> str:
 @SLOW
 def test_run_uses_the_compiled_engine_and_says_which(tmp_path: Path) -> None:
     """A first `./run` compiles into build/compiled/ (the editable src/ stays pure), a
-    second reuses it, and each prints one line saying which engine runs."""
+    second reuses it (without looking for a compiler), and each prints one line saying
+    which engine runs."""
     why = SETUP["toolchain_missing"]()
     if why:
         pytest.skip(why)
@@ -184,5 +185,6 @@ def test_run_uses_the_compiled_engine_and_says_which(tmp_path: Path) -> None:
     assert [p for p in (tree / "src").rglob("*.so")] == []
     assert ("Trusis: TRUSIS_COMPILE=0: the engine runs as pure Python."
             in run_script(tree, "--help", TRUSIS_COMPILE="0"))
+    (tree / "build" / "compiled" / ".built").unlink()  # as if never built here
     assert ("Trusis: no C compiler (no-such-cc): the engine runs as pure Python."
             in run_script(tree, "--help", CC="no-such-cc"))
