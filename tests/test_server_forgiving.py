@@ -75,7 +75,8 @@ def test_an_action_chosen_in_a_phase_that_is_over_is_refused(server: ServerProce
         late = player.command(do="vote", target=target, phase={"kind": "night", "number": 1})
         assert late["type"] == "refused" and late["code"] == "stale_phase"
         assert late["params"] == {"kind": "night", "number": 1}
-        assert late["message"] == "chosen during Night 1, which has ended: nothing was applied, choose again"
+        assert late["message"] == ("chosen during Night 1, which has ended: nothing was "
+                                   "applied, choose again")
         player.until(lambda p: True, 0.5)
         assert "vote" not in (player.view or {})["choices"]
         seen = player.command(do="vote", target=target, phase={"kind": "day", "number": 1})

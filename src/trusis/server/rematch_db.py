@@ -1,4 +1,4 @@
-"""What a rematch stores (migration 0008): the games of a series, and the seats a new
+"""What a rematch stores (migration 0006): the games of a series, and the seats a new
 table keeps for the people of the game before (docs/rules.md, D19).
 
 A table that was never played again has no `series_games` row: it is a series of
