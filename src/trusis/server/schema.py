@@ -52,7 +52,7 @@ staff_roles = Table(
     Column("granted_by", String(64), nullable=False),  # "cli", or the granting admin's id
 )
 
-# -- migration 0009: moderation (moderation.py, sanctions.py, blocks.py) ---------------
+# -- migration 0007: moderation (moderation.py, sanctions.py, blocks.py) ---------------
 
 report_states = Table(
     "report_states", metadata,
@@ -197,7 +197,7 @@ reports = Table(
     Column("chat", Text, nullable=False),  # JSON: the chat lines the reporter saw around it
     Column("phase", String(16), nullable=False),
     Column("at", Float, nullable=False),
-    # Migration 0009: the person who held the seat when it was reported (seats change hands).
+    # Migration 0007: the person who held the seat when it was reported (seats change hands).
     Column("reported_id", String(32), nullable=True),
 )
 

@@ -1,8 +1,8 @@
 """Moderation (issue 18, community half): report states, sanctions, the audit log, blocks,
 the tokens of banned players, and who a host removed from a waiting room.
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0007
+Revises: 0006
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"  # chained after the rematch branch's 0008 once main had it
+revision = "0007"
+down_revision = "0006"
 
 
 def upgrade() -> None:
