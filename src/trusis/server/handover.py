@@ -5,6 +5,9 @@ when the host hands it a departed seat; a person only ever takes a departed
 seat (D18). The `replace` action hands it over with all the seat knew; the
 room's seats, the store and every connected client follow (`Room.reseat`): the
 one who held it now watches. Every claim code of the seat dies with it.
+
+A seat a bot took over stays its player's (`Seat.player_id`): the same player
+takes it back at once when they return (D26), and keeps the game (D29).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
     if outcome.accepted:
         room.drop_claims(seat)
         held = room.seats.get(seat)
-        if held is not None and held.player_id is not None:
-            room.former.add(held.player_id)
-        room.seats[seat] = Seat("bot", name, None, kind)
+        owner = held.player_id if held is not None else None
+        if owner is not None:
+            room.former.add(owner)
+        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D26)
         await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
         async with room.lock:  # a snapshot never shows an action still being stored
             room.reseat()  # the person now watches; the seat is the bot's
@@ -47,12 +51,22 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         room.wake.set()
 
 
-async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> bool:
-    """R53: a new person takes a departed seat, with all it knew. Never a seat that has
+def departed(room: Room, seat: int) -> bool:
+    """D18: the seat's `leave` is in the record — it passes by itself, or a bot took it
+    over (R53) — so it may change hands."""
+    table = room.table
+    assert table is not None
+    return table.state.left[seat] or table.state.bots[seat]  # bots: only by a `replace`
+
+
+async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
+                         kind: str = "person") -> bool:
+    """R53: a person (or a program) takes a departed seat, with all it knew: a new one
+    through the host's link, or its own player coming back (D26). Never a seat that has
     not left (only disconnected: its player may come back; D18): False then."""
     table = room.table
     assert table is not None
-    if not table.state.left[seat]:
+    if not departed(room, seat):
         return False
     outcome = await room.submit(Action(REPLACE, seat, by=name))
     if not outcome.accepted:
@@ -61,8 +75,10 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> bo
     room.away.pop(seat, None)
     if room.bots is not None:
         room.bots.unseat(seat)
-    room.seats[seat] = Seat("person", name, player_id)
-    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence)
+    room.seats[seat] = Seat(kind, name, player_id)
+    room.quit.discard(seat)
+    room.former.discard(player_id)
+    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
     async with room.lock:  # a snapshot never shows an action still being stored
         room.reseat()
     room.broadcast_table()

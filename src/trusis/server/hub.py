@@ -163,7 +163,8 @@ class Hub(Seating):
         if room.options.private and not (
             (invite is not None and secrets.compare_digest(invite, room.invite))
             or player_id == room.host_id
-            or (player_id is not None and room.seat_of(player_id) is not None)
+            or (player_id is not None and any(s.player_id == player_id
+                                              for s in room.seats.values()))  # D26
         ):
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
         return room
@@ -274,13 +275,16 @@ class Hub(Seating):
     async def claim(self, room: Room, player: Player, code: str) -> int:
         return int(await self._on_owner("claim", room, player, code))
 
+    async def return_seat(self, room: Room, player: Player) -> int:
+        return int(await self._on_owner("return", room, player))
+
     # -- after the end ----------------------------------------------------------
 
     async def finished_game(self, room: Room) -> None:
         """Keep the game in its players' history and rate the registered ones."""
         assert room.table is not None
         holders = {n: s.player_id for n, s in room.seats.items()
-                   if s.player_id is not None and s.kind in ("person", "program")}
+                   if s.player_id is not None}  # a bot's seat too: its player's game (D29)
         row = await self.store.table_row(room.id)
         assert row is not None
         record = record_of(row, await self.store.action_rows(room.id))
@@ -324,7 +328,7 @@ class Hub(Seating):
 
 
 LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
-                           "replace", "claim"})
+                           "replace", "claim", "return"})
 
 
 def bot_kinds() -> list[str]:

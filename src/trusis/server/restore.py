@@ -73,6 +73,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
         return
     action_rows = await store.action_rows(row["id"])
     room.table = Table.from_record(record_of(row, action_rows))
+    room.quit = left_on_purpose(action_rows)
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
             room.remember(a["player_id"], a["client_id"],
@@ -85,6 +86,19 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
             room.deadline = time.time() + room.phase_seconds()
     log.info("table %s: read back at %s with %d actions", row["id"], room.phase_key(),
              len(action_rows))
+
+
+def left_on_purpose(action_rows: list[dict[str, Any]]) -> set[int]:
+    """The seats whose last `leave` their player sent (stored with its player id; R52's
+    grace leaves none) and that nobody took since (D28)."""
+    quit: set[int] = set()
+    for a in action_rows:
+        data = json.loads(a["data"])
+        if data.get("do") == "leave" and a["player_id"]:
+            quit.add(int(data["seat"]))
+        elif data.get("do") == "replace":
+            quit.discard(int(data["seat"]))
+    return quit
 
 
 def take_charge(room: Room) -> None:

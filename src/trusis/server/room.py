@@ -72,6 +72,7 @@ class Room:
     claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     on_finished: Callable[[Room], Awaitable[None]] | None = None
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
+    quit: set[int] = field(default_factory=set)  # seats whose player left on purpose (D28)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     # -- several processes (cluster/): one owns the game, the others follow it ----------
@@ -96,6 +97,18 @@ class Room:
                 return number
         return None
 
+    def returnable(self, player_id: str) -> int | None:
+        """The departed seat `player_id` gets back by coming back (D26): theirs, left by
+        its grace period running out (not on purpose: D28), while the game runs."""
+        table = self.table
+        if table is None or not table.state.running:
+            return None
+        for number, held in self.seats.items():
+            if held.player_id == player_id and number not in self.quit and (
+                    table.state.left[number] or table.state.bots[number]):
+                return number
+        return None
+
     def connected(self, seat: int) -> bool:
         """Connected here, or (several processes) on any other process."""
         if any(c.seat == seat for c in self.clients):
@@ -117,9 +130,15 @@ class Room:
             held = self.seats.get(number)
             entry: dict[str, Any] = {"seat": number, "kind": None, "name": None}
             if held is not None:
+                mine = held.player_id is not None and held.player_id == player_id
                 entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
-                             you=held.player_id is not None and held.player_id == player_id,
+                             you=mine and held.kind != "bot",
                              connected=held.kind == "bot" or self.connected(number))
+                if self.table is not None and self.table.state.running and (
+                        self.table.state.left[number] or self.table.state.bots[number]):
+                    entry["departed"] = True  # public (R52); the host may link it (R53)
+                    if mine:  # yours, away: on purpose, the host's link brings you back (D28)
+                        entry["yours_away"] = "left" if number in self.quit else "grace"
             seats.append(entry)
         data: dict[str, Any] = {
             "id": self.id, "name": self.name, "status": self.status,
@@ -303,6 +322,8 @@ class Room:
                 self.announce(self, {"k": "actions", "first": outcome.index,
                                      "list": [[action.to_dict(), now]],
                                      "deadline": self.deadline})
+            if outcome.accepted and action.do == LEAVE and player_id is not None:
+                self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D28)
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
             self.wake.set()

@@ -44,7 +44,8 @@ def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
     """The seat this identity plays at `room` (None: a spectator)."""
     if token_seat is not None:
         seat = room.seats.get(token_seat)
-        return token_seat if seat is not None and seat.player_id == player_id else None
+        return token_seat if seat is not None and seat.player_id == player_id \
+            and seat.kind != "bot" else None  # a bot's seat stays its player's (D26)
     return room.seat_of(player_id)
 
 
@@ -88,6 +89,10 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     if refused is not None:
         await _turn_away(websocket, 4429, refused)
         return
+    if room.returnable(owner.player.id) is not None and (
+            owner.seat is None or room.returnable(owner.player.id) == owner.seat):
+        with contextlib.suppress(LobbyError):  # D26: back in your seat, before `welcome`
+            await hub.return_seat(room, owner.player)
     try:
         await _session(websocket, hub, room, owner)
     finally:

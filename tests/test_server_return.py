@@ -1,0 +1,137 @@
+"""Coming back to a seat (R52, R53, D26–D29) through a real server and the documented protocol:
+the same player — a program with its seat token, or a person — takes back the seat its grace
+period lost, at once, with its role and every private message the seat got meanwhile; nobody
+else can; a player who left on purpose needs the host's link; the game stays in their data."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from serverplay import Conn
+from serverproc import Guest, ServerProcess, running_server
+
+GRACE = 5
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server("sqlite", tmp_path_factory.mktemp("return")) as proc:
+        yield proc
+
+
+def started(server: ServerProcess, program: bool = False,
+            **options: Any) -> tuple[Guest, Guest, str, str]:
+    """Host at seat 1 (watching, connected), seat 2 a program or Bob, three bots: started.
+    Returns the host, Bob, the table id and seat 2's token."""
+    host, bob = Guest(server.url, "Host"), Guest(server.url, "Bob")
+    table = host.create(seats=5, day_seconds=3600, night_seconds=1800, grace_seconds=GRACE,
+                        **options)
+    tid = table["id"]
+    host.sit(tid, 1)
+    if program:
+        reply = host.http.post(f"/api/tables/{tid}/seats/2/program", json={"name": "Robo"})
+        assert reply.status_code == 200, reply.text
+        token = str(reply.json()["token"])
+    else:
+        bob.sit(tid, 2)
+        token = bob.token
+    host.bots(tid, 3)
+    host.start(tid)
+    return host, bob, tid, token
+
+
+def codes(conn: Conn) -> list[str]:
+    return [str(e.get("code")) for e in conn.events]
+
+
+def seat_two(conn: Conn) -> dict[str, Any]:
+    assert conn.view is not None
+    player: dict[str, Any] = conn.view["players"][1]
+    return player
+
+
+def test_R53_D26_D27_a_program_seat_comes_back_from_its_bot(server: ServerProcess) -> None:
+    """A program whose grace period ran out (R52) reconnects with its seat token: its seat,
+    its role, and the private message the seat got while the bot held it (D27)."""
+    host, _bob, tid, token = started(server, program=True)
+    watcher = Conn(server, tid, host.token).open()
+    robo = Conn(server, tid, token).open()
+    role = robo.role
+    robo.vanish()  # a lost signal: the grace period runs
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    assert watcher.command(do="say", text="psst, seat 2", to=2)["type"] == "ack"
+    info = host.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["kind"] == "bot" and info["seats"][1]["departed"] is True
+    back = Conn(server, tid, token).open()
+    assert back.seat == 2 and back.role == role and not back.me["bot"]
+    assert any(e.get("code") == "whispered" or "psst" in str(e) for e in back.events), \
+        back.events
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    assert not seat_two(watcher)["bot"]
+    info = host.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["kind"] == "program" and info["seats"][1]["name"] == "Robo"
+    assert back.command(do="pass")["type"] in ("ack", "refused")  # it plays (R53)
+    back.close()
+    watcher.close()
+
+
+def test_R52_D26_a_person_comes_back_without_bots_and_nobody_else_can(
+        server: ServerProcess) -> None:
+    """Without bots taking over the seat leaves at the end of its grace period and passes by
+    itself; another identity opening the table watches, and Bob, opening it again, plays."""
+    host, bob, tid, _ = started(server, bots_take_over=False)
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["left"], GRACE + 15)
+    mallory = Guest(server.url, "Mallory")
+    thief = Conn(server, tid, mallory.token).open()
+    assert thief.seat is None and (thief.view or {}).get("role") is None
+    thief.close()
+    time.sleep(0.3)
+    assert seat_two(Conn(server, tid, host.token).open())["left"] is True
+    data = bob.http.get("/api/me/data").json()
+    assert [s["seat"] for s in data["seats"] if s["table_id"] == tid] == [2]
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 2 and back.view is not None and back.view.get("role")
+    assert back.me["left"] is False
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    back.close()
+    watcher.close()
+
+
+def test_R52_D28_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> None:
+    host, bob, tid, _ = started(server)
+    watcher = Conn(server, tid, host.token).open()
+    conn = Conn(server, tid, bob.token).open()
+    assert conn.command(do="leave")["type"] == "ack"
+    conn.close()
+    time.sleep(0.3)
+    again = Conn(server, tid, bob.token).open()  # opening the table again: still left
+    assert again.seat == 2 and again.me["left"] is True
+    again.close()
+    info = bob.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["yours_away"] == "left"
+    reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["link"].startswith(f"/t/{tid}#claim=")
+    claimed = bob.http.post(f"/api/tables/{tid}/claim", json={"code": reply.json()["claim"]})
+    assert claimed.status_code == 200 and claimed.json()["seat"] == 2, claimed.text
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 2 and back.me["left"] is False
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    back.close()
+    watcher.close()
+
+
+def test_D29_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProcess) -> None:
+    host, bob, tid, _ = started(server)
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    data = bob.http.get("/api/me/data").json()
+    assert [s["seat"] for s in data["seats"] if s["table_id"] == tid] == [2]
+    info = bob.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["yours_away"] == "grace" and info["seats"][1]["you"] is False
+    watcher.close()
