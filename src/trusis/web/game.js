@@ -30,6 +30,7 @@ export class GameStore {
     this.chat = [];          // {from, to, text, phase, t, seq}
     this.listeners = new Set();
     this.restored = false;
+    this.online = false;     // this page's connection is open (its own seat is connected)
   }
 
   subscribe(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
@@ -203,6 +204,7 @@ export class GameStore {
 
   /** Who is connected, from the lobby-level table (absent: assumed connected). */
   connected(seat) {
+    if (this.online && this.seat !== null && Number(seat) === this.seat) return true;
     const seats = this.table?.seats || this.table?.players || [];
     const entry = Array.isArray(seats) ? seats.find((s) => Number(s.seat) === Number(seat)) : null;
     return entry ? entry.connected !== false : true;

@@ -1,0 +1,144 @@
+"""Coming back to a seat in the page (issue 21, "Seats"; R52, R53, D26, D28), in real Chromium at
+1280 and 390 px: a player whose grace period ran out opens the table again and plays their seat
+(role, log line, no "disconnected" on their own seat after a reload); a player who leaves on
+purpose is told what it means, and comes back through the link the host makes in the page
+(`/t/{id}#claim=CODE`, which the page claims by itself)."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from test_web_support import (
+    DESKTOP,
+    PHONE,
+    Watched,
+    chromium,
+    create_table,
+    fill_with_bots,
+    needs_chromium,
+    serve,
+    shot,
+    sign_in,
+    sit,
+    start,
+)
+
+pytestmark = needs_chromium
+GRACE = 5
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    with serve(tmp_path_factory.mktemp("web-return")) as proc:
+        yield proc
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with chromium() as b:
+        yield b
+
+
+def table_with_bob(server, browser, size: dict[str, int]) -> tuple[Watched, Watched, str]:
+    """Ann hosts (desktop) at seat 1, Bob (at `size`) at seat 2, three bots; started."""
+    ann = Watched(browser.new_context(viewport=DESKTOP, locale="en-GB"))
+    bob = Watched(browser.new_context(viewport=size, locale="en-GB"))
+    sign_in(ann.page, server.url, "Ann")
+    ann.page.locator("#ct-grace").fill(str(GRACE))
+    table_id = create_table(ann.page, 5, day_seconds=600)
+    sit(ann.page)
+    bob.page.goto(f"{server.url}/t/{table_id}")
+    bob.page.locator("form.name-form input").fill("Bob")
+    bob.page.locator("form.name-form button[type=submit]").click()
+    sit(bob.page)
+    fill_with_bots(ann.page)
+    start(ann.page)
+    bob.page.locator(".seat.is-me").wait_for()
+    return ann, bob, table_id
+
+
+def seat_of_bob(page) -> object:
+    return page.locator('.seat[data-seat="2"]')
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, browser,
+                                                                    size: str) -> None:
+    ann, bob, table_id = table_with_bob(server, browser, SIZES[size])
+    try:
+        role = bob.page.locator(".role-chip").inner_text()
+        # After a reload, your own seat is connected (it showed "⚡ disconnected"): on a phone
+        # the table's facts (`GET`, read while its dropped connection was gone and the new one
+        # not there yet) may arrive after the new connection's own — as here, held back 1 s.
+        def late(route) -> None:
+            answer = route.fetch()
+            time.sleep(1.0)
+            route.fulfill(response=answer)
+
+        bob.page.goto("about:blank")  # the phone dropped its connection a moment ago
+        bob.page.wait_for_timeout(700)
+        bob.page.route(re.compile(r"/api/tables/[^/?#]+(\?.*)?$"), late)
+        bob.page.goto(f"{server.url}/t/{table_id}")
+        bob.page.locator(".seat.is-me").wait_for()
+        bob.page.wait_for_timeout(1500)
+        assert bob.page.locator(".seat.is-me .badge-offline").count() == 0
+        assert bob.page.locator(".seat.is-me.is-offline").count() == 0
+        bob.page.unroute_all()
+
+        bob.page.goto("about:blank")  # the phone locks: the grace period runs (R52)
+        seat_of_bob(ann.page).locator(".badge-bot").wait_for(timeout=(GRACE + 20) * 1000)
+        ann.page.locator('.departed[data-seat="2"] .btn-link').wait_for()
+        shot(ann.page, f"return-host-departed-{size}")
+
+        bob.page.goto(f"{server.url}/t/{table_id}")  # Bob opens the table again (D26)
+        me = bob.page.locator(".seat.is-me")
+        me.wait_for()
+        assert me.get_attribute("data-seat") == "2"
+        assert bob.page.locator(".role-chip").inner_text() == role
+        assert me.locator(".badge-bot").count() == 0
+        ann.page.locator(".log", has_text="is back").first.wait_for(state="attached")
+        seat_of_bob(ann.page).locator(".badge-bot").wait_for(state="detached")
+        bob.page.wait_for_timeout(500)
+        shot(bob.page, f"return-back-{size}")
+        assert not bob.problems() and not ann.problems(), (bob.problems(), ann.problems())
+    finally:
+        ann.page.context.close()
+        bob.page.context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser,
+                                                                 size: str) -> None:
+    ann, bob, table_id = table_with_bob(server, browser, SIZES[size])
+    try:
+        bob.page.locator(".table-foot .btn-leave").click()  # ⎋ Leave the game
+        dialog = bob.page.locator("dialog[open]")
+        assert "only the host can let you back" in dialog.inner_text()
+        shot(bob.page, f"return-leave-dialog-{size}")
+        dialog.locator(".btn-danger").click()
+        bob.page.locator(".table-away .card", has_text="You left this game").wait_for()
+        bob.page.reload()  # opening the table again does not bring the seat back (D28)
+        bob.page.locator(".table-away .card", has_text="You left this game").wait_for()
+        assert bob.page.locator(".seat.is-me.is-left").count() == 1
+        shot(bob.page, f"return-left-{size}")
+
+        ann.page.locator('.departed[data-seat="2"] .btn-link').click()
+        url = ann.page.locator('.departed[data-seat="2"] .claim-url').input_value()
+        assert f"/t/{table_id}#claim=" in url
+        shot(ann.page, f"return-host-link-{size}")
+
+        bob.page.goto(url)  # the page claims the seat by itself
+        bob.page.locator(".seat.is-me:not(.is-left)").wait_for()
+        assert "#claim" not in bob.page.url  # spent: not left in the address bar
+        assert bob.page.locator(".table-away .card").count() == 0
+        ann.page.locator(".log", has_text="is back").first.wait_for(state="attached")
+        shot(bob.page, f"return-claimed-{size}")
+        assert not bob.problems() and not ann.problems(), (bob.problems(), ann.problems())
+    finally:
+        ann.page.context.close()
+        bob.page.context.close()
