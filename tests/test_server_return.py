@@ -135,3 +135,28 @@ def test_D29_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProc
     info = bob.http.get(f"/api/tables/{tid}").json()
     assert info["seats"][1]["yours_away"] == "grace" and info["seats"][1]["you"] is False
     watcher.close()
+
+
+def finished_with_a_takeover(server: ServerProcess) -> tuple[Guest, Guest, str]:
+    """Bob never comes: after his grace period a bot plays his seat (R52, R53); then the host
+    leaves, and the bots play the game to its end."""
+    host, bob, tid, _ = started(server)
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    assert watcher.command(do="leave")["type"] == "ack"
+    watcher.until(lambda c: c.view is not None and c.view["status"] == "finished", 120)
+    watcher.close()
+    return host, bob, tid
+
+
+def test_D29_a_game_a_bot_finished_stays_in_its_players_history(server: ServerProcess) -> None:
+    """Bob's seat went to a bot: the game is still his — in `/api/me/data`'s games and seats,
+    and on his profile — as the record names him (issue 21)."""
+    _host, bob, tid = finished_with_a_takeover(server)
+    data = bob.http.get("/api/me/data").json()
+    assert [g["seat"] for g in data["games"] if g["table_id"] == tid] == [2]
+    assert [s["seat"] for s in data["seats"] if s["table_id"] == tid] == [2]
+    profile = bob.http.get(f"/api/players/{data['player']['id']}").json()
+    assert tid in str(profile["games"]), profile
+    record = bob.http.get(f"/api/tables/{tid}/record").json()
+    assert record["players"][1] == "Bob"

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from test_server_return import finished_with_a_takeover
 from test_web_support import (
     DESKTOP,
     PHONE,
@@ -142,3 +143,23 @@ def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser
     finally:
         ann.page.context.close()
         bob.page.context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_R53_the_replay_marks_who_held_each_seat_when(server, browser, size: str) -> None:
+    """Bob's seat was his until its grace period ran out, then a bot's: the replay shows no
+    "⚙ bot" on it at the first step and shows it at the last; a bot from the start is one
+    all along."""
+    _host, _bob, table_id = finished_with_a_takeover(server)
+    viewer = Watched(browser.new_context(viewport=SIZES[size], locale="en-GB"))
+    try:
+        viewer.page.goto(f"{server.url}/t/{table_id}/replay?step=0")
+        viewer.page.locator('.seat[data-seat="3"] .badge-bot').wait_for()
+        assert seat_of_bob(viewer.page).locator(".badge-bot").count() == 0
+        shot(viewer.page, f"return-replay-first-{size}")
+        viewer.page.locator(".step-last").click()
+        seat_of_bob(viewer.page).locator(".badge-bot").wait_for()
+        shot(viewer.page, f"return-replay-last-{size}")
+        assert not viewer.problems(), viewer.problems()
+    finally:
+        viewer.page.context.close()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, Action
@@ -83,3 +83,39 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
         room.reseat()
     room.broadcast_table()
     return True
+
+
+def returnable(room: Room, player_id: str) -> int | None:
+    """The departed seat `player_id` gets back by coming back (D26): theirs, left by its
+    grace period running out (not on purpose: D28), while the game runs."""
+    table = room.table
+    if table is None or not table.state.running:
+        return None
+    for number, held in room.seats.items():
+        if held.player_id == player_id and number not in room.quit and departed(room, number):
+            return number
+    return None
+
+
+def handed_over(room: Room) -> set[int]:
+    """The seats a `replace` handed over at some point (R53): a bot seat among them was not
+    a bot's from the start, and the replay shows who held it at each step."""
+    if room.table is None:
+        return set()
+    return {a.seat for a in room.table.record.actions if a.do == REPLACE and a.seat}
+
+
+def hand_facts(room: Room, seat: int, mine: bool, taken_over: set[int]) -> dict[str, Any]:
+    """What the lobby's table tells of a seat's hands: `taken_over` (a bot only since a
+    `replace`: the replay marks when), `departed` (public, R52: the host may link it, R53)
+    and, for its own player, `yours_away` — "grace" comes back on opening the table (D26),
+    "left" only through the host's link (D28)."""
+    facts: dict[str, Any] = {}
+    held = room.seats[seat]
+    if seat in taken_over and held.kind == "bot":
+        facts["taken_over"] = True
+    if room.table is not None and room.table.state.running and departed(room, seat):
+        facts["departed"] = True
+        if mine:
+            facts["yours_away"] = "left" if seat in room.quit else "grace"
+    return facts

@@ -28,7 +28,7 @@ from trusis.rules.views import view
 from trusis.server import logs
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
-from trusis.server.handover import hand_to_bot
+from trusis.server.handover import hand_facts, hand_to_bot, handed_over
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
@@ -97,18 +97,6 @@ class Room:
                 return number
         return None
 
-    def returnable(self, player_id: str) -> int | None:
-        """The departed seat `player_id` gets back by coming back (D26): theirs, left by
-        its grace period running out (not on purpose: D28), while the game runs."""
-        table = self.table
-        if table is None or not table.state.running:
-            return None
-        for number, held in self.seats.items():
-            if held.player_id == player_id and number not in self.quit and (
-                    table.state.left[number] or table.state.bots[number]):
-                return number
-        return None
-
     def connected(self, seat: int) -> bool:
         """Connected here, or (several processes) on any other process."""
         if any(c.seat == seat for c in self.clients):
@@ -126,6 +114,7 @@ class Room:
     def info(self, player_id: str | None = None) -> dict[str, Any]:
         """The table as the lobby shows it to `player_id` (the invite for its host only)."""
         seats = []
+        taken_over = handed_over(self) if self.status == "finished" else set()
         for number in range(1, self.options.seats + 1):
             held = self.seats.get(number)
             entry: dict[str, Any] = {"seat": number, "kind": None, "name": None}
@@ -134,11 +123,7 @@ class Room:
                 entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
                              you=mine and held.kind != "bot",
                              connected=held.kind == "bot" or self.connected(number))
-                if self.table is not None and self.table.state.running and (
-                        self.table.state.left[number] or self.table.state.bots[number]):
-                    entry["departed"] = True  # public (R52); the host may link it (R53)
-                    if mine:  # yours, away: on purpose, the host's link brings you back (D28)
-                        entry["yours_away"] = "left" if number in self.quit else "grace"
+                entry.update(hand_facts(self, number, mine, taken_over))
             seats.append(entry)
         data: dict[str, Any] = {
             "id": self.id, "name": self.name, "status": self.status,

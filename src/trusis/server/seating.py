@@ -16,7 +16,7 @@ from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
-from trusis.server.handover import departed, hand_to_bot, hand_to_person
+from trusis.server.handover import departed, hand_to_bot, hand_to_person, returnable
 from trusis.server.names import refuse_lookalike, skeleton
 from trusis.server.room import Room
 from trusis.server.seat import Seat
@@ -231,7 +231,7 @@ class Seating:
         (D28)."""
         if room.table is None or not room.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
-        seat = room.returnable(player.id)
+        seat = returnable(room, player.id)
         if seat is None:
             mine = [n for n, s in room.seats.items() if s.player_id == player.id]
             if mine and mine[0] in room.quit:

@@ -20,6 +20,7 @@ from trusis.server.address import client_address
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
+from trusis.server.handover import returnable
 from trusis.server.hub import Hub
 from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
@@ -89,8 +90,8 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     if refused is not None:
         await _turn_away(websocket, 4429, refused)
         return
-    if room.returnable(owner.player.id) is not None and (
-            owner.seat is None or room.returnable(owner.player.id) == owner.seat):
+    if returnable(room, owner.player.id) is not None and (
+            owner.seat is None or returnable(room, owner.player.id) == owner.seat):
         with contextlib.suppress(LobbyError):  # D26: back in your seat, before `welcome`
             await hub.return_seat(room, owner.player)
     try:
