@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clusterproc import Cluster, two_processes  # noqa: F401  (a fixture)
 from serverplay import Conn
 from serverproc import Guest, ServerProcess, running_server
 
@@ -160,3 +162,51 @@ def test_D29_a_game_a_bot_finished_stays_in_its_players_history(server: ServerPr
     assert tid in str(profile["games"]), profile
     record = bob.http.get(f"/api/tables/{tid}/record").json()
     assert record["players"][1] == "Bob"
+
+
+def test_D26_D28_after_a_restart_who_may_come_back_is_the_same(tmp_path: Path) -> None:
+    """The store is the truth after a restart (restore.py): Bob, whose grace period ran out,
+    comes back; Carol, who left on purpose (and whose seat a bot then took), does not."""
+    with running_server("sqlite", tmp_path) as server:
+        host, bob, carol = (Guest(server.url, n) for n in ("Host", "Bob", "Carol"))
+        tid = host.create(seats=5, day_seconds=3600, night_seconds=1800,
+                          grace_seconds=GRACE)["id"]
+        for number, guest in enumerate((host, bob, carol), start=1):
+            guest.sit(tid, number)
+        host.bots(tid, 2)
+        host.start(tid)
+        conn = Conn(server, tid, carol.token).open()
+        assert conn.command(do="leave")["type"] == "ack"
+        conn.close()
+        watcher = Conn(server, tid, host.token).open()
+        watcher.until(lambda c: c.view is not None and c.view["players"][1]["bot"]
+                      and c.view["players"][2]["bot"], GRACE + 15)
+        watcher.close()
+        server.kill()
+        server.start()
+        info = carol.http.get(f"/api/tables/{tid}").json()
+        assert info["seats"][2]["yours_away"] == "left"
+        assert bob.http.get(f"/api/tables/{tid}").json()["seats"][1]["yours_away"] == "grace"
+        again = Conn(server, tid, carol.token).open()
+        assert again.seat is None  # a bot plays her seat; she watches (D28)
+        again.close()
+        back = Conn(server, tid, bob.token).open()
+        assert back.seat == 2 and not back.me["bot"] and back.view is not None
+        assert back.view.get("role")
+        back.close()
+
+
+def test_D26_across_two_processes_the_return_is_run_by_the_owner(
+        two_processes: Cluster) -> None:  # noqa: F811
+    """The game lives on process a; Bob comes back through process b, which forwards his
+    return to a (cluster/forward.py) and plays the seat it hands back."""
+    a, b = two_processes.servers
+    host, bob, tid, _ = started(a)
+    watcher = Conn(a, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    back = Conn(b, tid, bob.token).open()
+    assert back.seat == 2 and not back.me["bot"] and back.view is not None
+    assert back.view.get("role")
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    back.close()
+    watcher.close()
