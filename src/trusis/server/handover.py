@@ -81,6 +81,9 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
     await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
     async with room.lock:  # a snapshot never shows an action still being stored
         room.reseat()
+    if not room.connected(seat):  # until its player connects, its grace period runs (R52)
+        room.away[seat] = time.time()
+        room.wake.set()
     room.broadcast_table()
     return True
 

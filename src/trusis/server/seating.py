@@ -240,7 +240,6 @@ class Seating:
                                  seat=mine[0])
             raise LobbyError(409, "nothing_to_return", "you have no seat to come back to "
                              "at this table")
-        room.away.pop(seat, None)
         if not await hand_to_person(room, seat, player.id, player.name, _kind_of(player)):
             raise LobbyError(409, "nothing_to_return", "you have no seat to come back to "
                              "at this table")
