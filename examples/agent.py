@@ -8,6 +8,7 @@ docs/protocol.md describes them. A starting point for your own bot.
     python examples/agent.py http://127.0.0.1:8000 --demo    # a table of its own, with bots
     python examples/agent.py http://127.0.0.1:8000 --table ID    # sit there as a guest
     python examples/agent.py http://127.0.0.1:8000 --table ID --token T    # a program's seat
+    python examples/agent.py http://127.0.0.1:8000 --demo --games 3    # and play again twice
 
 Its policy is simple and legal by construction: it only ever chooses from the
 `legal` list of its view. By day it votes for a seat it knows is a Trusis (when
@@ -15,6 +16,10 @@ it is not on their team), else follows the leading vote, else picks someone;
 at night it uses its powers once (a sweep or a vision on someone it knows
 nothing about, a protection, a Trusis kill vote on someone not of its team, an
 extra vote); then it passes. It prints a short log and exits 0 at the end.
+
+With `--games N` it plays again (docs/protocol.md, "Play again"): at its own demo
+table it proposes the rematch itself; at someone else's it waits for the host's
+`rematch` frame and accepts, taking the new seat token the answer gives a program.
 """
 
 from __future__ import annotations
@@ -73,6 +78,8 @@ class Agent:
         self.pending: str | None = None
         self.used: set[str] = set()  # powers used this phase
         self.phase: tuple[str, int] | None = None
+        self.rematch: dict[str, Any] | None = None  # the `rematch` frame, once proposed
+        self.wait_rematch = False  # after the end, stay until the rematch is proposed
 
     def log(self, text: str) -> None:
         if not self.quiet:
@@ -94,7 +101,8 @@ class Agent:
                     continue
                 self.take(message)
                 view = self.view
-                if view is not None and view["status"] == "finished" and self.pending is None:
+                if view is not None and view["status"] == "finished" and self.pending is None \
+                        and (self.rematch is not None or not self.wait_rematch):
                     return view
                 command = self.decide()
                 if command is not None:
@@ -122,6 +130,11 @@ class Agent:
             if kind == "refused":
                 self.log(f"  refused: {message['message']}")
                 self.used.add("*")  # something is off: just pass from now on this phase
+        elif kind == "rematch":  # the host proposes to play again, at a new table
+            self.rematch = message
+        if kind in ("welcome", "table") and message["table"].get("rematch") and not self.rematch:
+            self.rematch = {"type": "rematch", "table": message["table"]["rematch"]}  # proposed
+            # before this connection: the table's facts name it too
         elif kind == "error":
             self.log(f"  error from the server: {message}")
 
@@ -226,6 +239,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, help="the agent's own random choices")
     parser.add_argument("--max-seconds", type=float, default=900.0)
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--games", type=int, default=1,
+                        help="play again this many times in all (accepting each rematch)")
     args = parser.parse_args()
     if not args.demo and not args.table:
         parser.error("give --table ID (and --token for a program seat), or --demo")
@@ -247,12 +262,27 @@ def main() -> None:
         lobby.call("POST", f"/api/tables/{table_id}/seats", {})
     parts = urlsplit(args.url)
     scheme = "wss" if parts.scheme == "https" else "ws"
-    agent = Agent(f"{scheme}://{parts.netloc}/ws/tables/{table_id}", lobby.token or "",
-                  random.Random(args.seed), args.quiet)
-    view = agent.play(time.monotonic() + args.max_seconds)
-    mine = agent.seat in view.get("winners", [])
-    print(f"the end: {view.get('winner')} wins; seat {agent.seat} "
-          f"({view.get('role')}) {'won' if mine else 'did not win'}", flush=True)
+    rng = random.Random(args.seed)
+    for game in range(1, args.games + 1):
+        agent = Agent(f"{scheme}://{parts.netloc}/ws/tables/{table_id}", lobby.token or "",
+                      rng, args.quiet)
+        agent.wait_rematch = game < args.games and not args.demo
+        view = agent.play(time.monotonic() + args.max_seconds)
+        mine = agent.seat in view.get("winners", [])
+        print(f"the end: {view.get('winner')} wins; seat {agent.seat} "
+              f"({view.get('role')}) {'won' if mine else 'did not win'}", flush=True)
+        if game == args.games:
+            break
+        if args.demo:  # its own table: propose, and start (the bots kept their seats)
+            table_id = lobby.call("POST", f"/api/tables/{table_id}/rematch")["table"]["id"]
+            lobby.call("POST", f"/api/tables/{table_id}/start")
+        else:  # one request takes the seat kept for it; a program gets its new seat token
+            assert agent.rematch is not None
+            table_id = agent.rematch["table"]
+            query = f"?invite={agent.rematch['invite']}" if agent.rematch.get("invite") else ""
+            answer = lobby.call("POST", f"/api/tables/{table_id}/rematch/accept{query}")
+            lobby.token = answer.get("token", lobby.token)
+        print(f"rematch at table {table_id}", flush=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,4 +80,42 @@ def test_the_agent_plays_a_seat_the_host_handed_to_a_program(server: ServerProce
     assert done.stdout.splitlines()[-1].startswith("the end: ") and "seat 4" in done.stdout
     assert host.http.get(f"/api/tables/{table['id']}").json()["status"] == "finished"
     assert _seat_actions(host, table["id"], 4), "the program's seat played nothing"
+    host.close()
+
+
+def test_the_agent_accepts_the_hosts_rematch_with_its_seat_token_and_plays_it(
+        server: ServerProcess) -> None:
+    """Issue 21 (D-R1): a program seat plays again over the protocol alone — the `rematch`
+    frame, one accept with its old seat token, the new seat token from the answer."""
+    host = Guest(server.url, "Host")
+    first = host.create(seats=5, day_seconds=60, night_seconds=30)["id"]
+    reply = host.http.post(f"/api/tables/{first}/seats/2/program", json={"name": "Robo"})
+    assert reply.status_code == 200, reply.text
+    host.bots(first, 4)
+    host.start(first)
+    agent = subprocess.Popen(
+        [sys.executable, "-c", WITHOUT_TRUSIS, str(AGENT), server.url, "--table", first,
+         "--token", reply.json()["token"], "--games", "2", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while host.http.get(f"/api/tables/{first}").json()["status"] != "finished":
+            assert time.monotonic() < deadline and agent.poll() is None, "no end"
+            time.sleep(0.2)
+        proposed = host.http.post(f"/api/tables/{first}/rematch")
+        assert proposed.status_code == 200, proposed.text
+        second = proposed.json()["table"]["id"]
+        while host.http.get(f"/api/tables/{second}").json()["seats"][1]["kind"] != "program":
+            assert time.monotonic() < deadline and agent.poll() is None, "not accepted"
+            time.sleep(0.2)
+        host.start(second)
+        out, err = agent.communicate(timeout=180)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+    assert agent.returncode == 0, err[-2000:]
+    lines = out.splitlines()
+    assert f"rematch at table {second}" in lines
+    assert [line.startswith("the end: ") for line in lines].count(True) == 2
+    assert _seat_actions(host, second, 2), "the program's new seat played nothing"
     host.close()

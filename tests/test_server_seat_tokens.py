@@ -83,6 +83,8 @@ def test_a_seat_token_plays_its_seat_and_every_other_route_is_refused(
         for table_id in (tid, other):
             if method == "GET" and path == "/api/tables/{table_id}" and table_id == tid:
                 continue
+            if path.endswith(("/rematch/accept", "/rematch/decline")):
+                continue  # its own table's rematch only: tests/test_server_rematch.py (D-R1)
             url = fill(path, table_id)
             answer = program.request(method, url, json=BODIES.get(path) if method in (
                 "POST", "PUT", "PATCH") else None, params={"players": 5}

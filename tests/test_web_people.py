@@ -63,6 +63,7 @@ def test_a_private_message_reaches_only_its_recipient(server, browser) -> None:
 
         secret = f"meet me at midnight {secrets.token_hex(4)}"
         ann.page.locator(".thread-pick").select_option(bob_seat)
+        ann.page.locator(".thread-open").click()  # choosing alone opens nothing (WCAG 3.2.2)
         assert "nobody else sees it" in ann.page.locator(".chat-to").inner_text()
         ann.page.locator(".chat-row input").fill(secret)
         ann.page.keyboard.press("Enter")

@@ -234,9 +234,13 @@ class NormalBot(HeuristicBot):
         social = self.SOCIAL[b.team] * weight
         alive = max(1, len(b.alive))
         counts = Counter(t for t in votes.values() if t in scores)
+        lead = tactics.join_min(b)
+        mute = self._mute()
         value = {}
         for seat, score in scores.items():
             backed = counts.get(seat, 0) / alive
+            if seat in mute and counts.get(seat, 0) < lead and not tactics.convinced(b, seat):
+                backed = 0.0  # D42: a lone accusation of a seat that cannot answer is no lead
             if b.team == TEAM_HUMAN and not (b.p_trusis(seat) >= 0.75 * b.prior
                                              or b.castaway(seat) > 0):
                 backed = 0.0  # a Human does not join a vote on a seat it believes clear
@@ -245,6 +249,14 @@ class NormalBot(HeuristicBot):
         if mine in value and value[top] - value[mine] < self.STICKINESS[b.team]:
             return mine
         return top
+
+    def _mute(self) -> set[int]:
+        """Seats that passed without a vote today: they can no longer answer an accusation
+        (vote back, change their vote), so following a lone vote against one is no
+        judgement of it (D42). Passing itself is not evidence either way."""
+        votes = self.view.get("votes", {})
+        return {p["seat"] for p in self.view["players"]
+                if p.get("passed") and str(p["seat"]) not in votes and p["seat"] not in votes}
 
     def _bus(self, votes: dict[int, int], seats: list[int]) -> Action | None:
         """A deliberate vote against a doomed team-mate, explained to it first."""

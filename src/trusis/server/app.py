@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import chatcap, deps, lobby, logs, metrics, people, sessions, ws
+from trusis.server import chatcap, deps, lobby, logs, metrics, people, rematch_api, sessions, ws
 from trusis.server.accounts import Accounts
 from trusis.server.address import client_address
 from trusis.server.balance import Balance
@@ -142,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby.router)
     app.include_router(people.router)
     app.include_router(sessions.router)
+    app.include_router(rematch_api.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)
@@ -215,5 +216,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The client routes on the path: every page of it is the same document.
     for path in ("/", "/t/{table_id}", "/t/{table_id}/replay", "/p/{player_id}",
                  "/leaderboard"):
-        app.get(path, include_in_schema=False)(page)
+        # HEAD too: link checkers and uptime monitors ask it, and expect 200 like GET.
+        app.api_route(path, methods=["GET", "HEAD"], include_in_schema=False)(page)
     return app

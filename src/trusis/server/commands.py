@@ -80,14 +80,17 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
     elif (capped := chatcap.refusal(room, seat, given.do)) is not None:  # D21
         reply = refusal(room, *capped, lang)
     elif not room.allowed(player_id, Action(given.do)):
-        reply = refusal(room, "rate_limited", {}, lang)
+        # `retry_after`: when the same command would be taken (the chat says when).
+        wait = room.retry_after(player_id, Action(given.do))
+        reply = refusal(room, "rate_limited", {"retry_after": wait}, lang)
         if (figures := metrics.FIGURES) is not None:
             figures.rate_limited("chat" if given.do == SAY else "command")
         reply["id"] = client_id
         return reply  # not remembered: the same id may be tried again once the budget allows
     else:
         action = Action(given.do, seat, given.target, given.shown, given.text, given.to)
-        outcome = await room.submit(action, player_id, client_id)
+        seen = (given.phase.kind, given.phase.number) if given.phase is not None else None
+        outcome = await room.submit(action, player_id, client_id, seen)
         if outcome.refusal is None:
             reply = {"type": "ack", "id": client_id}
         else:

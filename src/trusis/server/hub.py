@@ -24,10 +24,11 @@ from trusis.server.history import record_finished
 from trusis.server.limits import EXPIRED, expired_table
 from trusis.server.options import TableOptions
 from trusis.server.protocol import ActionIn
+from trusis.server.rematch import REMATCH_METHODS, Rematches, kept_for
 from trusis.server.restore import load_room, record_of
 from trusis.server.room import Room
 from trusis.server.seat import Seat
-from trusis.server.seating import Seating, setup_refusal
+from trusis.server.seating import setup_refusal
 from trusis.server.store import Player, Store, new_id
 from trusis.table.record import Record
 
@@ -55,7 +56,7 @@ def unavailable() -> LobbyError:
                       "answering right now; try again in a moment")
 
 
-class Hub(Seating):
+class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (rematch.py)
     def __init__(self, store: Store, pace: float = 1.0) -> None:
         self.store = store
         self.pace = pace
@@ -165,6 +166,7 @@ class Hub(Seating):
             or player_id == room.host_id
             or (player_id is not None and any(s.player_id == player_id
                                               for s in room.seats.values()))  # D26
+            or (player_id is not None and kept_for(room, player_id))  # a rematch's seat
         ):
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
         return room
@@ -328,7 +330,7 @@ class Hub(Seating):
 
 
 LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
-                           "replace", "claim", "return"})
+                           "replace", "claim", "return"}) | REMATCH_METHODS
 
 
 def bot_kinds() -> list[str]:

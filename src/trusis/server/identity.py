@@ -14,6 +14,7 @@ a logout, a password change or a deleted account counts at once on every process
 
 from __future__ import annotations
 
+import re
 import time
 
 from fastapi import Request, Response
@@ -24,6 +25,8 @@ from trusis.server.errors import LobbyError
 from trusis.server.names import player_name
 from trusis.server.store import Player, Store, TokenOwner, new_id
 
+REMATCH_ANSWER = re.compile(r"/api/tables/[A-Za-z0-9_-]{1,64}/rematch/(?:accept|decline)")
+"""What a seat token may answer besides its own table: the rematch of that table (D-R1)."""
 COOKIE = "trusis_session"
 NAME_LIMIT = 32
 SUBPROTOCOL = "trusis"
@@ -140,7 +143,9 @@ class Identity:
         owner = await self.owner(request)  # no credential: no lookup
         if owner is None or owner.table_id is None:
             return
-        if (request.scope.get("method") == "GET"
-                and request.url.path == f"/api/tables/{owner.table_id}"):
+        method, path = request.scope.get("method"), request.url.path
+        if method == "GET" and path == f"/api/tables/{owner.table_id}":
             return
+        if method == "POST" and REMATCH_ANSWER.fullmatch(path):
+            return  # its own table's rematch only: rematch_api.py checks the link
         raise seat_token_refusal()

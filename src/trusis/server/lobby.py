@@ -77,6 +77,17 @@ async def me(request: Request) -> dict[str, Any]:
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
 
 
+@router.get("/session")
+async def session(request: Request) -> dict[str, Any]:
+    """Who you are, or `null` for a visitor who has not chosen a name yet: the page asks it
+    on every first visit, where a visitor with no account is no error (unlike `/me`)."""
+    owner = await deps.identity(request).owner(request)
+    if owner is None:
+        return {"player": None}
+    player = owner.player
+    return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
+
+
 @router.get("/bots")
 async def bots() -> dict[str, Any]:
     """The bot kinds this server offers: the built-in ones and `trusis.bots` plug-ins."""

@@ -30,14 +30,24 @@ class Hello(_In):
     lang: Literal["en", "fr", "it"] = "en"
 
 
+class PhaseIn(_In):
+    """A phase as the client saw it (`view.phase`)."""
+
+    kind: Literal["day", "night"]
+    number: Annotated[int, Field(ge=1, le=10**6)]
+
+
 class ActionIn(_In):
-    """One action, as in a record but without `seat`: the connection says whose it is."""
+    """One action, as in a record but without `seat`: the connection says whose it is.
+    `phase`, optional, is the phase the player chose it in: once that phase is over the
+    action is refused (`phase_over`) rather than played in one the player never saw (D41)."""
 
     do: Annotated[str, Field(max_length=20)]
     target: Annotated[int, Field(ge=0, le=1000)] | None = None
     shown: Annotated[int, Field(ge=0, le=1000)] | None = None
     text: Annotated[str, Field(max_length=2000)] | None = None
     to: Annotated[int, Field(ge=0, le=1000)] | None = None
+    phase: PhaseIn | None = None
 
 
 class Act(_In):
@@ -148,6 +158,15 @@ class TableOut(_Out):
     table: dict[str, Any]
 
 
+class RematchOut(_Out):
+    """A finished table's rematch was proposed (docs/protocol.md, "Play again")."""
+
+    type: Literal["rematch"]
+    table: str
+    previous: str
+    invite: str | None = None
+
+
 class Error(_Out):
     type: Literal["error"]
     code: str
@@ -160,8 +179,8 @@ class Pong(_Out):
     now: float
 
 
-Outbound = Annotated[Welcome | Snapshot | Events | Ack | Refused | TableOut | Error | Pong,
-                     Field(discriminator="type")]
+Outbound = Annotated[Welcome | Snapshot | Events | Ack | Refused | TableOut | RematchOut | Error
+                     | Pong, Field(discriminator="type")]
 outbound: TypeAdapter[Any] = TypeAdapter(Outbound)
 
 

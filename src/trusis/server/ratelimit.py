@@ -24,6 +24,14 @@ class Bucket:
         self.tokens -= 1
         return True
 
+    def wait(self) -> float:
+        """Seconds until `take` would succeed again (0 when it would now)."""
+        if self.tokens < 0:
+            return 0.0
+        now = time.monotonic()
+        tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.per_second)
+        return max(0.0, (1 - tokens) / self.per_second)
+
 
 @dataclass
 class Budget:
@@ -37,3 +45,8 @@ class Budget:
         if chat and not self.chat.take():
             return False
         return self.commands.take()
+
+    def retry_after(self, chat: bool) -> float:
+        """Seconds until a refused command (or chat line) would be taken again."""
+        wait = self.commands.wait()
+        return max(wait, self.chat.wait()) if chat else wait

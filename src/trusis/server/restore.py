@@ -16,6 +16,7 @@ from typing import Any
 
 from trusis.rules.actions import Action
 from trusis.server.options import TableOptions
+from trusis.server.rematch_db import refill_rematch
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Store
@@ -69,6 +70,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.seats = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"],
                                      held["bot_kind"])
                   for held in await store.seat_rows(row["id"])}
+    await refill_rematch(room)
     if row["players"] is None:
         return
     action_rows = await store.action_rows(row["id"])

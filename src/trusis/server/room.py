@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import secrets
 import time
@@ -23,6 +24,7 @@ from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
 from trusis.server import logs
@@ -32,6 +34,7 @@ from trusis.server.handover import hand_facts, hand_to_bot, handed_over
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
+from trusis.server.rematch_db import Reservation, reserved_entry
 from trusis.server.seat import Seat
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
@@ -73,6 +76,9 @@ class Room:
     on_finished: Callable[[Room], Awaitable[None]] | None = None
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
     quit: set[int] = field(default_factory=set)  # seats whose player left on purpose (D28)
+    rematch: str | None = None  # the table proposed to play this game again (rematch.py)
+    previous: str | None = None  # the game this table is the rematch of: its bots give way
+    reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     # -- several processes (cluster/): one owns the game, the others follow it ----------
@@ -124,6 +130,8 @@ class Room:
                              you=mine and held.kind != "bot",
                              connected=held.kind == "bot" or self.connected(number))
                 entry.update(hand_facts(self, number, mine, taken_over))
+            elif number in self.reserved:
+                entry.update(reserved_entry(self.reserved[number], player_id))
             seats.append(entry)
         data: dict[str, Any] = {
             "id": self.id, "name": self.name, "status": self.status,
@@ -136,6 +144,10 @@ class Room:
         }
         if player_id == self.host_id:
             data["invite"] = self.invite
+        if self.rematch is not None:
+            data["rematch"] = self.rematch
+        if self.previous is not None:
+            data["previous"] = self.previous
         if self.table is not None and not self.table.state.running:
             data["winner"] = self.table.state.winner
         return data
@@ -262,13 +274,19 @@ class Room:
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,
-                     client_id: str | None = None) -> Outcome:
-        """Play one action: apply, store, deliver to every client, then return."""
+                     client_id: str | None = None, seen: tuple[str, int] | None = None,
+                     ) -> Outcome:
+        """Play one action: apply, store, deliver to every client, then return. `seen`: the
+        phase the player chose it in; once that phase is over it is refused (D41)."""
         async with self.lock:
             if not self.owned:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
+            state = table.state
+            if seen is not None and state.running and (state.kind, state.number) != seen:
+                over = IllegalAction("phase_over", kind=seen[0], number=seen[1])
+                return Outcome(action, [], over, None, False, False)
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:
@@ -361,6 +379,10 @@ class Room:
     def allowed(self, player_id: str, action: Action) -> bool:
         """The per-player rate limits (commands, and chat on its own)."""
         return self.budget(player_id).take(chat=action.do == SAY)
+
+    def retry_after(self, player_id: str, action: Action) -> int:
+        """Whole seconds (at least 1) until a refused `action` would be allowed again."""
+        return max(1, math.ceil(self.budget(player_id).retry_after(chat=action.do == SAY)))
 
     # -- what runs by itself: timers, absent players, bots ---------------------
 

@@ -18,6 +18,7 @@ from trusis.rules.errors import SetupError
 from trusis.server.errors import LobbyError
 from trusis.server.handover import departed, hand_to_bot, hand_to_person, returnable
 from trusis.server.names import refuse_lookalike, skeleton
+from trusis.server.rematch_db import bot_gives_way, held_for_another, release
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Player, Store, new_id
@@ -45,17 +46,25 @@ class Seating:
             raise LobbyError(403, "not_host", "only the table's host can do this")
 
     @staticmethod
-    def _free_number(room: Room, seat: int | None) -> int:
+    def _free_number(room: Room, seat: int | None, player_id: str | None = None) -> int:
+        """A free seat (`seat`, or the first): never one a rematch keeps for someone else."""
         if seat is None:
             for number in range(1, room.options.seats + 1):
-                if number not in room.seats:
+                if number not in room.seats and not held_for_another(room.reserved, number,
+                                                                     player_id):
+                    return number
+            for number in range(room.options.seats, 0, -1):  # a rematch's bots give way
+                if bot_gives_way(room, number, player_id):
                     return number
             raise LobbyError(409, "table_full", "every seat is taken")
         if not 1 <= seat <= room.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat} at this table",
                              seat=seat, seats=room.options.seats)
-        if seat in room.seats:
+        if seat in room.seats and not bot_gives_way(room, seat, player_id):
             raise LobbyError(409, "seat_taken", f"seat {seat} is taken", seat=seat)
+        if held_for_another(room.reserved, seat, player_id):
+            raise LobbyError(409, "seat_reserved", f"seat {seat} is kept for a player of the "
+                             "game before, for a short while", seat=seat)
         return seat
 
     async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
@@ -64,7 +73,7 @@ class Seating:
             current = room.seat_of(player.id)
             if current is not None and (seat is None or seat == current):
                 return current
-            number = self._free_number(room, seat)
+            number = self._free_number(room, seat, player.id)
             await self._rename_bots_like(room, player.name)
             refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
                                            if n != current))  # D20
@@ -120,10 +129,13 @@ class Seating:
         self._host(room, player)
         async with room.lock:
             self._open(room)
-            if seat not in room.seats:
+            if seat not in room.seats and room.reserved.pop(seat, None) is not None:
+                await release(self.store, room.id, seat, room.fence)  # a kept seat, let go
+            elif seat not in room.seats:
                 raise LobbyError(409, "seat_empty", f"seat {seat} is empty", seat=seat)
-            del room.seats[seat]
-            await self.store.free_seat(room.id, seat, room.fence)
+            else:
+                del room.seats[seat]
+                await self.store.free_seat(room.id, seat, room.fence)
         room.broadcast_table()
 
     async def _program_seat(self, room: Room, player: Player, seat: int | None,
@@ -165,6 +177,7 @@ class Seating:
                                    room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
+            room.reserved.clear()  # a rematch's kept seats end with its start (D-R1)
             room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()

@@ -44,7 +44,8 @@ class Outcome:
     `refusal` is None when the engine accepted it. `index` is its position in the
     record, or None when it was not recorded (an action that is not well formed
     for this table, such as a seat number of another table: a record must load).
-    `phase_changed` and `ended` tell a server when to move timers and bots.
+    `phase_changed` and `ended` tell a server when to move timers and bots; `ended` is
+    true only for the action that ended the game, never for one played after the end.
     """
 
     action: Action
@@ -108,6 +109,7 @@ class Table(Game):
         """
         state = self.state
         phase = (state.kind, state.number)
+        was_running = state.running
         try:
             events = apply(state, action)
             refusal = None
@@ -116,9 +118,10 @@ class Table(Game):
         index = self._keep(action, t) if refusal is None or self._well_formed(action) else None
         self.log.extend(events)
         self.log_times.extend([t] * len(events))
+        # The end happens once: an action after it (a "gg" in the chat) ends nothing.
+        ended = was_running and not state.running
         return Outcome(action, events, refusal, index,
-                       (state.kind, state.number) != phase or not state.running,
-                       not state.running)
+                       (state.kind, state.number) != phase or ended, ended)
 
     def play(self, action: Action, t: float | None = None) -> list[Event]:
         """`Game.play` on the table: raises `IllegalAction` for a refusal (kept all the same)."""

@@ -10,6 +10,7 @@ import { t } from "./i18n.js";
 import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
 import { passwordDialog, signOutEverywhere } from "./sessions.js";
+import { nameCounter } from "./lobby.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
 export function routeLinks(app) {
@@ -154,7 +155,7 @@ export function accountDialog(app, mode = "login") {
   h("div", { class: "segmented", attrs: { role: "group", "aria-label": t("acct.choose") } }, tabs),
   hint,
   h("div", { class: "dialog-fields" },
-    h("label", { attrs: { for: "acct-name" } }, t("acct.name")), name,
+    h("label", { attrs: { for: "acct-name" } }, t("acct.name")), name, nameCounter(name, submit),
     h("label", { attrs: { for: "acct-password" } }, t("acct.password")), password, pwHint),
   error,
   h("p", { class: "acct-more" }, pageLink("/leaderboard", { on: { click: () => done() } }, t("acct.see_leaderboard"))),

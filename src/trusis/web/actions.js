@@ -2,7 +2,7 @@
 // then press the action; change freely until Pass. Irreversible acts ask first, Pass shows
 // what it locks, and a command in flight disables the buttons (no double taps).
 
-import { fill, h } from "./dom.js";
+import { fill, focusKey, focusLost, h, refocus } from "./dom.js";
 import { capital, lang, msg, seatName, t } from "./i18n.js";
 import { confirmDialog } from "./dialogs.js";
 import { errorText } from "./errors.js";
@@ -34,20 +34,25 @@ export class ActionPanel {
     this.busy = false;
     this.refusal = h("p", { class: "refusal", attrs: { role: "alert" } });
     this.body = h("div", { class: "actions-body" });
-    this.el = h("section", { class: "actions", attrs: { "aria-label": t("act.title") } }, this.body, this.refusal);
+    this.el = h("section", { class: "actions", attrs: { "aria-label": t("act.title"), tabindex: "-1" } }, this.body, this.refusal);
   }
 
   showRefusal(answer) {
     this.refusal.textContent = answer ? `⚠ ${errorText(answer)}` : "";
   }
 
-  async run(action) {
+  /** `from`: the control that asked (its focus comes back once the command is answered). */
+  async run(action, from = focusKey(this.body)) {
     if (this.busy) return;
     this.busy = true;
+    this.pending = from;
     this.showRefusal(null);
     this.render();
+    // The phase it was chosen in: the server refuses it once that phase is over (D41).
+    const phase = this.store.view?.phase;
+    const sent = action.do !== "leave" && phase ? { ...action, phase: { kind: phase.kind, number: phase.number } } : action;
     try {
-      const answer = await this.act(action);
+      const answer = await this.act(sent);
       if (answer?.type === "refused") this.showRefusal(answer);
     } finally {
       this.busy = false;
@@ -55,19 +60,39 @@ export class ActionPanel {
     }
   }
 
+  /**
+   * A question about an action, bound to the phase it was asked in (D41): it closes with a
+   * note when the phase changes, the game ends or `still(view)` stops holding.
+   */
+  ask(options, still) {
+    const asked = JSON.stringify(this.store.view?.phase ?? null);
+    const title = options.title;
+    const stale = () => {
+      const view = this.store.view;
+      if (!view || view.status !== "running") return t("act.stale_over", { title });
+      if (JSON.stringify(view.phase) !== asked) return t("act.stale_phase", { title });
+      if (!still(view)) return t("act.stale_illegal", { title });
+      return null;
+    };
+    return confirmDialog({ ...options, stale });
+  }
+
   async power(legal, target) {
+    const from = focusKey(this.body);
     if (CONFIRM.has(legal.do)) {
-      const ok = await confirmDialog({
+      const still = (view) => (view.legal || []).some((a) => a.do === legal.do && (a.targets || []).includes(target));
+      const ok = await this.ask({
         title: t(`act.${legal.do}`, { target: seatName(target) }),
         body: capital(msg(`play.confirm.${legal.do}`, { target })),
         confirm: t(`act.confirm_${legal.do}`), danger: true,
-      });
+      }, still);
       if (!ok) return;
     }
-    await this.run({ do: legal.do, target });
+    await this.run({ do: legal.do, target }, from);
   }
 
   async illusion(legal) {
+    const from = focusKey(this.body);
     const sel = this.selected();
     const make = (id, label, seats, value) => {
       const select = h("select", { id }, seats.map((s) => h("option", { value: String(s), text: seatName(s) })));
@@ -76,27 +101,28 @@ export class ActionPanel {
     };
     const [l1, shown] = make("ill-shown", t("act.illusion_shown"), legal.shown || [], sel);
     const [l2, real] = make("ill-real", t("act.illusion_real"), legal.targets || [], this.store.view?.choices?.illusion?.target);
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.illusion_title"), body: t("act.illusion_help"), confirm: t("act.illusion_do"),
       extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real),
-    });
-    if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value) });
+    }, (view) => (view.legal || []).some((a) => a.do === "illusion"));
+    if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value) }, from);
   }
 
   async pass() {
+    const from = focusKey(this.body);
     const lines = choiceLines(this.store.view);
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
       confirm: t("act.pass_do"), cancel: t("act.pass_keep"),
-    });
-    if (ok) await this.run({ do: "pass" });
+    }, (view) => (view.legal || []).some((a) => a.do === "pass"));
+    if (ok) await this.run({ do: "pass" }, from);
   }
 
   async leave() {
-    const ok = await confirmDialog({
+    const ok = await this.ask({
       title: t("act.leave_title"), body: t("act.leave_body"), confirm: t("act.leave_do"), danger: true,
-    });
+    }, (view) => (view.legal || []).some((a) => a.do === "leave"));
     if (ok) await this.run({ do: "leave" });
   }
 
@@ -126,10 +152,24 @@ export class ActionPanel {
     const key = JSON.stringify([lang(), view.phase, view.legal, view.choices, sel, this.busy, me?.alive, me?.passed, names]);
     if (key === this.key) return;
     this.key = key;
-    const focused = document.activeElement && this.body.contains(document.activeElement)
-      ? [...this.body.querySelectorAll("button")].indexOf(document.activeElement) : -1;
+    // A busy button is disabled and a redraw replaces them all: focus stays on the same
+    // control, else the first one awake, else the bar itself — never <body> (WCAG 2.4.3).
+    const parked = document.activeElement === this.el;
+    const had = focusKey(this.body) || (focusLost() || parked ? this.pending : null);
     this.draw(view, sel);
-    if (focused >= 0) this.body.querySelectorAll("button")[focused]?.focus();
+    if (had && (focusLost() || parked)) {
+      const first = [...this.body.querySelectorAll("button")].find((b) => !b.disabled);
+      refocus(this.body, [had, first?.dataset.focus], this.el);
+    }
+    if (!this.busy) this.pending = null;
+  }
+
+  /** What a selected seat will do: nothing until an action is pressed (say which). */
+  selectedHint(sel, ready) {
+    const seat = seatName(sel);
+    if (!ready.length) return t("act.selected_nothing", { seat });
+    const or = ` ${t("act.or")} `;
+    return t("act.selected_next", { seat, action: ready.map((label) => t("act.quoted", { text: label })).join(or) });
   }
 
   draw(view, sel) {
@@ -138,38 +178,41 @@ export class ActionPanel {
     const night = view.phase.kind === "night";
     const lines = choiceLines(view);
     const buttons = [];
+    const ready = [];  // the labels of the actions the selected seat can be aimed with
     for (const a of powers) {
       if (a.do === "illusion") {
         buttons.push(h("button", { class: "btn btn-power", type: "button", disabled: this.busy,
-          on: { click: () => this.illusion(a) } }, t("act.illusion_open")));
+          dataset: { focus: "illusion" }, on: { click: () => this.illusion(a) } }, t("act.illusion_open")));
         continue;
       }
       const ok = sel !== null && (a.targets || []).includes(sel);
       const key = a.do === "vote" && night ? "act.vote_night" : `act.${a.do}`;
       const label = sel !== null ? t(key, { target: seatName(sel) }) : t(`${key}_none`);
+      if (ok) ready.push(label);
       buttons.push(h("button", {
         class: ["btn", "btn-power", CONFIRM.has(a.do) ? "is-final" : ""], type: "button",
-        disabled: this.busy || !ok, dataset: { do: a.do },
+        disabled: this.busy || !ok, dataset: { do: a.do, focus: `power-${a.do}` },
         attrs: { title: sel !== null && !ok ? t("act.not_target", { target: seatName(sel) }) : null },
         on: { click: () => this.power(a, sel) },
       }, label));
       const chosen = a.do === "vote" ? view.choices?.vote || view.choices?.illusion : view.choices?.[a.do];
       if (a.withdraw && chosen) {
         buttons.push(h("button", { class: "btn btn-small btn-ghost", type: "button", disabled: this.busy,
-          on: { click: () => this.run({ do: a.do, target: null }) } }, t(`act.withdraw_${a.do}`)));
+          dataset: { focus: `withdraw-${a.do}` }, on: { click: () => this.run({ do: a.do, target: null }) } }, t(`act.withdraw_${a.do}`)));
       }
     }
     const hint = powers.length && sel === null ? t("act.select_first")
-      : sel !== null && powers.length ? t("act.selected", { seat: seatName(sel) }) : "";
+      : sel !== null && powers.length ? this.selectedHint(sel, ready) : "";
     const canPass = legal.some((a) => a.do === "pass");
     fill(this.body,
       h("div", { class: "actions-info" },
         !powers.length ? h("p", { class: "actions-prompt" }, this.prompt()) : null,
-        lines.length || powers.length
+        // Nothing chosen yet but a seat selected: the hint below says what pressing will do.
+        lines.length || (powers.length && !ready.length)
           ? h("p", { class: "actions-choices" }, lines.length ? lines.join(" · ") : msg("play.no_choice", {})) : null,
         hint ? h("p", { class: "actions-hint" }, hint) : null),
       h("div", { class: "actions-buttons" }, buttons,
-        canPass ? h("button", { class: "btn btn-pass", type: "button", disabled: this.busy, on: { click: () => this.pass() } },
+        canPass ? h("button", { class: "btn btn-pass", type: "button", disabled: this.busy, dataset: { focus: "pass" }, on: { click: () => this.pass() } },
           `✓ ${t("act.pass")}`) : null));
   }
 }

@@ -9,6 +9,8 @@ import { TableScreen } from "./tablescreen.js";
 import { RulesDialog } from "./rules.js";
 import { accountTools, routeLinks } from "./account.js";
 import { pageFor } from "./pages.js";
+import { announce } from "./dialogs.js";
+import { applySrMode, setSrMode, srMode } from "./srmode.js";
 
 const SOUND_KEY = "trusis.sound";
 
@@ -24,8 +26,9 @@ class App {
     await setLang(preferredLang());
     this.header();
     try {
-      const data = await get("/api/me");
-      this.me = data.player || data;
+      // A visitor with no name yet is no error: /api/session answers {"player": null}.
+      const data = await get("/api/session");
+      this.me = data.player || null;
     } catch { this.me = null; }
     this.header();
     routeLinks(this);
@@ -46,11 +49,32 @@ class App {
       on: { click: () => this.toggleSound() },
     }, "♪ ", this.sound ? t("sound.short_on") : t("sound.short_off"));
     fill(tools,
+      this.srTools(),
       h("button", { class: "btn btn-small", type: "button", id: "rules-button", on: { click: () => this.rules.open(this.screen?.store?.view?.composition, this.screen?.store?.view?.role) } }, "☰ ", h("span", { class: "tool-text" }, t("rules.button"))),
       sound,
       accountTools(this),
       h("label", { class: "sr-only", attrs: { for: "lang-select" } }, t("lang.label")), select);
     $("#brand").setAttribute("aria-label", t("brand.home"));
+  }
+
+  /** The screen-reader mode's switch (srmode.js; its verbosity sits under the chat). */
+  srTools() {
+    const on = srMode();
+    applySrMode();
+    const button = h("button", {
+      class: "btn btn-small btn-ghost", type: "button", id: "sr-toggle",
+      attrs: { "aria-pressed": String(on), title: t("sr.hint") },
+      on: { click: () => this.toggleSr() },
+    }, h("span", { attrs: { "aria-hidden": "true" } }, "⌨ "), h("span", { class: "tool-text" }, t("sr.button")));
+    return button;
+  }
+
+  toggleSr() {
+    setSrMode(!srMode());
+    this.header();
+    document.getElementById("sr-toggle")?.focus();
+    if (this.screen instanceof TableScreen) this.screen.render();
+    announce(t(srMode() ? "sr.now_on" : "sr.now_off"));
   }
 
   toggleSound() {

@@ -3,14 +3,17 @@
 // panel stops following new lines as soon as the reader scrolls up. Text is always text.
 
 import { clockTime, fill, h } from "./dom.js";
+import { announce } from "./dialogs.js";
+import { isCommand, runCommand } from "./commands.js";
 import { capital, lang, msg, phaseName, seatName, t } from "./i18n.js";
 import { errorText } from "./errors.js";
 
 const PUBLIC = "public";
 
 export class Chat {
-  constructor(store, { send, onUnread }) {
+  constructor(store, { send, onUnread, context }) {
     this.store = store;
+    this.context = context || (() => ({}));
     this.send = send;
     this.onUnread = onUnread || (() => {});
     this.thread = PUBLIC;
@@ -18,15 +21,22 @@ export class Chat {
     this.visible = false;
     this.primed = false;
     this.chips = h("span", { class: "chat-chips" });
+    // Choosing in the list changes nothing by itself (WCAG 3.2.2): its button, or Enter, opens the thread.
     this.pick = h("select", {
-      class: "thread-pick", hidden: true,
-      on: { change: (ev) => { if (ev.target.value) { this.open(ev.target.value); ev.target.value = ""; } } },
+      class: "thread-pick", hidden: true, id: "thread-pick",
+      on: { keydown: (ev) => { if (ev.key === "Enter") { ev.preventDefault(); this.openPicked(); } } },
     });
-    this.threads = h("div", { class: "chat-threads", attrs: { role: "group", "aria-label": t("chat.threads") } }, this.chips, this.pick);
+    this.pickOpen = h("button", {
+      class: "btn btn-small thread-open", type: "button", hidden: true, text: t("chat.open_thread"),
+      on: { click: () => this.openPicked() },
+    });
+    this.threads = h("div", { class: "chat-threads", attrs: { role: "group", "aria-label": t("chat.threads") } }, this.chips, this.pick, this.pickOpen);
+    // A role="log" box around a real list: the items keep their list semantics (axe listitem).
     this.list = h("ol", {
-      class: "chat-lines", attrs: { role: "log", "aria-live": "polite", "aria-label": t("chat.public"), tabindex: "0" },
+      class: "chat-lines", attrs: { tabindex: "0", "aria-label": t("chat.public") },
       on: { scroll: () => this.scrolled() },
     });
+    this.logBox = h("div", { class: "chat-log", attrs: { role: "log", "aria-live": "polite", "aria-label": t("chat.public") } }, this.list);
     this.more = h("button", {
       class: "btn btn-small chat-more", type: "button", hidden: true, text: t("chat.new_below"),
       on: { click: () => this.toBottom() },
@@ -37,10 +47,11 @@ export class Chat {
     });
     this.to = h("p", { class: "chat-to", id: "chat-to" });
     this.error = h("p", { class: "chat-error", attrs: { role: "alert" } });
+    this.answer = h("p", { class: "chat-answer", hidden: true });
     this.form = h("form", { class: "chat-form", on: { submit: (ev) => { ev.preventDefault(); this.submit(); } } },
       this.to, h("div", { class: "chat-row" }, this.input,
-        h("button", { class: "btn btn-primary", type: "submit", text: t("chat.send") })), this.error);
-    this.el = h("div", { class: "chat" }, this.threads, h("div", { class: "chat-scroll" }, this.list, this.more), this.form);
+        h("button", { class: "btn btn-primary", type: "submit", text: t("chat.send") })), this.error, this.answer);
+    this.el = h("div", { class: "chat" }, this.threads, h("div", { class: "chat-scroll" }, this.logBox, this.more), this.form);
     this.atBottom = true;
   }
 
@@ -77,6 +88,19 @@ export class Chat {
     return total;
   }
 
+  openPicked() {
+    if (!this.pick.value) return;
+    const thread = this.pick.value;
+    this.pick.value = "";
+    this.open(thread);
+  }
+
+  /** Whether a line shows in the chat box on screen now (else it is announced instead). */
+  showing(line) { return this.visible && this.threadOf(line) === this.thread; }
+
+  /** In the screen-reader mode every line is spoken through the announcer: the box stays quiet. */
+  setQuiet(quiet) { this.logBox.setAttribute("aria-live", quiet ? "off" : "polite"); }
+
   open(thread) {
     this.thread = String(thread);
     this.markRead();
@@ -98,17 +122,45 @@ export class Chat {
   }
 
   async submit() {
-    const text = this.input.value.trim();
+    let text = this.input.value.trim();
     if (!text) return;
+    if (isCommand(text)) {
+      // A short command (/who, /votes, /help …): answered here, from the view this page has.
+      this.input.value = "";
+      const answer = await runCommand(text, { store: this.store, act: this.send, ...this.context() });
+      this.answer.hidden = false;
+      this.answer.textContent = answer;
+      announce(answer);
+      return;
+    }
+    if (!this.canSay) { this.error.textContent = t("chat.cannot"); return; }
+    if (text.startsWith("//")) text = text.slice(1);
     const action = { do: "say", text };
     if (this.thread !== PUBLIC) action.to = Number(this.thread);
+    clearInterval(this.slowTimer);
     this.error.textContent = "";
     this.input.value = "";
     const answer = await this.send(action);
     if (answer?.type === "refused") {
       this.input.value = text;
-      this.error.textContent = errorText(answer);
+      if (answer.code === "rate_limited") this.slowDown(Number(answer.params?.retry_after) || 2);
+      else this.error.textContent = errorText(answer);
     }
+  }
+
+  /** The chat's rate limit refused a line: it stays in the box, and a countdown says when
+   * it can go (the server's `retry_after`), then that it can go now. */
+  slowDown(seconds) {
+    clearInterval(this.slowTimer);
+    const until = Date.now() + seconds * 1000;
+    const tick = () => {
+      const left = Math.ceil((until - Date.now()) / 1000);
+      if (left > 0) { this.error.textContent = t("chat.too_fast", { count: left }); return; }
+      clearInterval(this.slowTimer);
+      this.error.textContent = this.input.value.trim() ? t("chat.send_again") : "";
+    };
+    tick();
+    this.slowTimer = setInterval(tick, 250);
   }
 
   render() {
@@ -141,12 +193,15 @@ export class Chat {
       fill(this.chips, open.map((th) => {
         const n = unread(th);
         const label = th === PUBLIC ? t("chat.public") : seatName(th);
+        // The name is the visible label (WCAG 2.5.3), the unread count told in words.
         return h("button", {
           type: "button", class: ["thread", th === this.thread ? "is-current" : "", th === PUBLIC ? "" : "is-private"],
           dataset: { thread: th },
-          attrs: { "aria-pressed": String(th === this.thread), "aria-label": n ? `${label}, ${t("chat.unread", { count: n })}` : label },
+          attrs: { "aria-pressed": String(th === this.thread) },
           on: { click: () => this.open(th) },
-        }, th === PUBLIC ? "◎ " : "✉ ", label, n ? h("span", { class: "unread", attrs: { "aria-hidden": "true" } }, String(n)) : null);
+        }, h("span", { attrs: { "aria-hidden": "true" } }, th === PUBLIC ? "◎ " : "✉ "), label,
+        n ? h("span", { class: "unread", attrs: { "aria-hidden": "true" } }, String(n)) : null,
+        n ? h("span", { class: "sr-only" }, `, ${t("chat.unread", { count: n })}`) : null);
       }));
       if (focused) this.chips.querySelector(`[data-thread="${CSS.escape(focused)}"]`)?.focus();
     }
@@ -158,6 +213,8 @@ export class Chat {
         targets.map((p) => h("option", { value: String(p.seat), text: seatName(p.seat) })));
       this.pick.setAttribute("aria-label", t("chat.private_to"));
       this.pick.hidden = !targets.length;
+      this.pickOpen.hidden = !targets.length;
+      this.pickOpen.setAttribute("aria-label", t("chat.open_thread_label"));
     }
   }
 
@@ -167,7 +224,9 @@ export class Chat {
     const wasBottom = this.atBottom;
     const same = !force && this.drawn?.thread === this.thread && lines.length >= this.drawn.count
       && this.drawn.count > 0;
-    this.list.setAttribute("aria-label", this.thread === PUBLIC ? t("chat.public") : t("chat.private_with", { seat: seatName(this.thread) }));
+    const name = this.thread === PUBLIC ? t("chat.public") : t("chat.private_with", { seat: seatName(this.thread) });
+    this.list.setAttribute("aria-label", name);
+    this.logBox.setAttribute("aria-label", name);
     if (same) {
       for (const l of lines.slice(this.drawn.count)) this.list.append(this.line(l));
     } else {
@@ -185,6 +244,7 @@ export class Chat {
     this.chipsKey = null;
     this.pickKey = null;
     this.more.textContent = t("chat.new_below");
+    this.pickOpen.textContent = t("chat.open_thread");
     this.form.querySelector("button").textContent = t("chat.send");
     this.input.setAttribute("aria-label", t("chat.input_label"));
     this.threads.setAttribute("aria-label", t("chat.threads"));
@@ -216,8 +276,8 @@ export class Chat {
     const me = this.store.seat;
     const say = this.store.legal("say");
     const ok = !!me && !!say && (this.thread === PUBLIC || (say.targets || []).includes(Number(this.thread)));
-    this.input.disabled = !ok;
-    this.form.querySelector("button").disabled = !ok;
+    // The box stays open for the commands (/who, /time …) even where speech is not allowed.
+    this.canSay = ok;
     this.to.textContent = !me ? t("chat.spectator")
       : !ok ? t("chat.cannot")
         : this.thread === PUBLIC ? t("chat.to_all") : t("chat.to_private", { seat: seatName(this.thread) });

@@ -22,13 +22,19 @@ export function showModal(dlg, onClose = null) {
   return close;
 }
 
-/** Say something to screen readers, politely (the live region is in index.html). */
+const SPOKEN = 40; // lines kept in the announcer (older ones are dropped)
+
+/**
+ * Say something to screen readers, politely: each call adds lines to the announcer (a
+ * role="log" live region in index.html), so announcements in a row are all read rather
+ * than replacing each other, and the tests read them back from its text.
+ */
 export function announce(text) {
   const region = $("#announcer");
   if (!region) return;
-  region.textContent = "";
-  // A fresh text node after a tick makes readers announce repeated text too.
-  setTimeout(() => { region.textContent = text; }, 50);
+  const lines = (Array.isArray(text) ? text : [text]).filter(Boolean);
+  for (const line of lines) region.append(h("p", {}, String(line)));
+  while (region.childElementCount > SPOKEN) region.firstElementChild.remove();
 }
 
 /**
@@ -50,11 +56,17 @@ export function banner(lines, kind = "info") {
   announce(list.join(". "));
 }
 
+/** Take down the banner on screen (the end screen needs the room it covers). */
+export function clearBanners() {
+  const host = $("#banners");
+  while (host?.firstChild) host.firstChild.remove();
+}
+
 /**
  * A modal question. Resolves true when confirmed. `danger` styles the confirm button as an
  * irreversible act, and then the focus starts on Cancel so a stray Enter does nothing.
  */
-export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null }) {
+export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null, stale = null }) {
   return new Promise((resolve) => {
     const dlg = h("dialog", { class: "dialog", attrs: { "aria-labelledby": "dlg-title" } });
     const no = h("button", { class: "btn", type: "button", text: cancel || t("cancel") });
@@ -68,11 +80,44 @@ export function confirmDialog({ title, body, confirm, cancel, danger = false, ex
       h("div", { class: "dialog-buttons" }, no, yes),
     ]);
     let answer = false;
-    const close = showModal(dlg, () => resolve(answer));
+    const watch = stale ? () => {
+      const why = stale();
+      if (!why) return false;
+      answer = false;
+      close();
+      note(why);
+      return true;
+    } : null;
+    const close = showModal(dlg, () => { if (watch) watched.delete(watch); resolve(answer); });
+    if (watch) watched.add(watch);
     no.addEventListener("click", close);
-    yes.addEventListener("click", () => { answer = true; close(); });
+    // Confirming asks once more: an answer never acts on a question that no longer holds.
+    yes.addEventListener("click", () => { if (watch?.()) return; answer = true; close(); });
     (danger ? no : yes).focus();
   });
+}
+
+/** The open questions about an action, each with its own test of whether it still holds. */
+const watched = new Set();
+
+/**
+ * Close every open question about an action that no longer holds (the phase changed, the
+ * game ended, the action is no longer legal), each with a note that says why. The table
+ * calls it on every change of the game.
+ */
+export function recheckDialogs() {
+  for (const watch of [...watched]) watch();
+}
+
+/** A short note that stays a while (or until closed): why a question went away unanswered. */
+export function note(text) {
+  const host = $("#cards");
+  if (!host) return;
+  const ok = h("button", { class: "btn btn-small", type: "button", text: t("ok") });
+  const el = h("div", { class: "dialog-note", attrs: { role: "status" } }, h("p", {}, text), ok);
+  ok.addEventListener("click", () => el.remove());
+  host.append(el);
+  setTimeout(() => el.remove(), 12000);
 }
 
 /**
@@ -87,8 +132,18 @@ export function resultCard(title, text) {
   const card = h("section", {
     class: "result-card", attrs: { role: "alertdialog", "aria-label": title, tabindex: "-1" },
   }, h("h2", { class: "result-title" }, "◆ ", title), h("p", { class: "result-text" }, text), ok);
-  ok.addEventListener("click", () => card.remove());
+  // An alertdialog takes focus (WCAG 2.4.3), and gives it back where the player was.
+  const before = document.activeElement;
+  ok.addEventListener("click", () => {
+    card.remove();
+    const back = before && before !== document.body && before.isConnected ? before : null;
+    for (const el of [back, host.querySelector(".result-card"), $(".actions:not([hidden])"), $("#main")]) {
+      el?.focus();
+      if (el && document.activeElement === el) break;
+    }
+  });
   host.append(card);
+  card.focus();
   setTimeout(() => { ok.disabled = false; }, 700);
   announce(`${title}: ${text}`);
 }

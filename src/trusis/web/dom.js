@@ -58,7 +58,16 @@ export function mmss(seconds) {
 /** hh:mm of a time in seconds since the epoch, in the player's locale. */
 export function clockTime(epochSeconds, lang) {
   const d = new Date(epochSeconds * 1000);
-  return d.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+  return d.toLocaleTimeString(localeFor(lang), { hour: "2-digit", minute: "2-digit" });
+}
+
+/**
+ * The browser's own locale when it speaks the page's language (en-GB keeps its 24-hour
+ * clock, fr-CA its conventions), else the page's language itself.
+ */
+export function localeFor(lang) {
+  const own = (navigator.languages || [navigator.language]).find((l) => String(l).split("-")[0] === lang);
+  return own || lang;
 }
 
 export const prefersReducedMotion = () =>
@@ -66,3 +75,29 @@ export const prefersReducedMotion = () =>
 
 /** A stable small key for storage: letters, digits, - and _ only. */
 export const safeKey = (s) => String(s).replace(/[^A-Za-z0-9_-]/g, "_");
+
+/** Whether keyboard focus fell out of the page (a focused element was removed or disabled). */
+export function focusLost() {
+  const el = document.activeElement;
+  return !el || el === document.body || el === document.documentElement || !el.isConnected;
+}
+
+/** The data-focus key of the focused element inside `root` (to find it again after a redraw). */
+export function focusKey(root) {
+  const el = document.activeElement;
+  return el && el !== document.body && root.contains(el) ? el.dataset?.focus || null : null;
+}
+
+/**
+ * Put focus back after a redraw (WCAG 2.4.3): on the element with the first of `keys` that
+ * is there and enabled, else on `fallback`. Returns whether it moved focus.
+ */
+export function refocus(root, keys, fallback = null) {
+  for (const key of keys) {
+    if (!key) continue;
+    const el = root.querySelector(`[data-focus="${CSS.escape(key)}"]`);
+    if (el && !el.disabled && !el.hidden) { el.focus(); return true; }
+  }
+  if (fallback) { fallback.focus(); return true; }
+  return false;
+}

@@ -2,7 +2,7 @@
 // vote grid day by day, the night timeline, the statistics (R62: declaration order, labels,
 // "-"), and the record to download. Built from GET /api/tables/{id}/summary.
 
-import { fill, h } from "./dom.js";
+import { fill, focusLost, h } from "./dom.js";
 import { get } from "./api.js";
 import { capital, lang, msg, roleName, roleTeam, seatName, t } from "./i18n.js";
 import { eventText } from "./log.js";
@@ -11,16 +11,19 @@ import { errorText } from "./errors.js";
 import { pageLink } from "./account.js";
 import { replayPath } from "./replay.js";
 import { refreshReports, reportButton, reportsSection } from "./report.js";
+import { RematchBox } from "./rematch.js";
+import { killedText, voteCell } from "./votegrid.js";
 
 const dash = (v) => (v === null || v === undefined || v === "" ? "-" : String(v));
 
 export class EndScreen {
-  constructor(store, { invite, onLeave }) {
+  constructor(store, { invite, onLeave, app }) {
     this.store = store;
     this.invite = invite;
     this.onLeave = onLeave;
     this.data = null;
     this.el = h("section", { class: "endscreen", attrs: { "aria-labelledby": "end-title" } });
+    this.rematch = new RematchBox(app, store, invite); // play again (issue 21)
   }
 
   q(extra = {}) {
@@ -47,12 +50,14 @@ export class EndScreen {
     const winner = d?.winner ?? view.winner;
     const winners = d?.winners ?? view.winners ?? [];
     const me = this.store.seat;
-    const verdict = !me ? null : winner === "DRAW" ? msg("play.result_draw") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
+    const verdict = !me ? null : winner === "DRAW" ? t("end.nobody_wins") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
     const record = `/api/tables/${encodeURIComponent(this.store.tableId)}/record${this.q()}`;
+    this.rematch.render();
+    const titled = document.activeElement?.id === "end-title" && this.el.contains(document.activeElement);
     fill(this.el,
       h("header", { class: ["end-head", `win-${String(winner || "").toLowerCase()}`] },
         h("p", { class: "end-kicker" }, t("end.over")),
-        h("h1", { id: "end-title" }, capital(msg(`winner.${winner}`))),
+        h("h1", { id: "end-title", attrs: { tabindex: "-1" } }, capital(msg(`winner.${winner}`))),
         verdict ? h("p", { class: "end-verdict" }, verdict) : null,
         h("div", { class: "row wrap end-buttons" },
           h("a", { class: "btn", href: record, attrs: { download: `trusis-${this.store.tableId}.json` } }, "⬇ ", t("end.download")),
@@ -60,12 +65,17 @@ export class EndScreen {
           reportButton(this.store.tableId, { players: () => view.players || [], mySeat: () => me, small: false, onSent: () => refreshReports(this.store.tableId) }),
           h("button", { class: "btn btn-primary", type: "button", text: t("end.leave"), on: { click: () => this.onLeave() } }))),
       this.error ? h("p", { class: "form-error" }, errorText(this.error)) : null,
+      this.rematch.el,
       this.rolesTable(d, view, winners),
       d ? this.voteGrid(d) : h("p", { class: "hint" }, t("end.loading")),
       d ? this.nights(d) : null,
       d?.stats ? this.stats(d.stats) : null,
       reportsSection(this.store.tableId, !!this.store.table?.you_host));
+    if (titled && focusLost()) this.focus();
   }
+
+  /** Where the player continues when the game ends under their fingers: the verdict. */
+  focus() { this.el.querySelector("#end-title")?.focus(); }
 
   rolesTable(d, view, winners) {
     const roles = d?.roles || view.known || {};
@@ -81,10 +91,12 @@ export class EndScreen {
             const won = winners.includes(p.seat);
             return h("tr", { class: [p.seat === this.store.seat ? "is-me" : "", won ? "is-winner" : ""] },
               h("td", {}, String(p.seat)),
-              h("th", { scope: "row" }, p.name, p.alive === false ? " ☠" : ""),
+              h("th", { scope: "row" }, p.name, p.alive === false
+                ? [h("span", { attrs: { "aria-hidden": "true" } }, " ☠"), h("span", { class: "sr-only" }, `, ${t("seat.dead")}`)] : ""),
               h("td", {}, role ? roleName(role) : "-"),
               h("td", {}, team ? `${teamMark(team)} ${msg(`play.team_short.${team}`)}` : "-"),
-              h("td", {}, won ? `★ ${msg("play.winner")}` : "—"));
+              h("td", {}, won ? [h("span", { attrs: { "aria-hidden": "true" } }, "★ "), msg("play.winner")]
+                : [h("span", { attrs: { "aria-hidden": "true" } }, "—"), h("span", { class: "sr-only" }, t("end.not_winner"))]));
           })))));
   }
 
@@ -93,10 +105,8 @@ export class EndScreen {
     const seats = Object.keys(d.roles || {}).map(Number).sort((a, b) => a - b);
     const cell = (day, voter) => {
       const shown = (day.shown || day.votes || {})[String(voter)];
-      if (!shown) return h("td", { class: "empty" }, "·");
       const real = day.illusions?.[String(voter)]?.target;
-      return h("td", { attrs: { title: seatName(shown) } }, `→ ${shown}`,
-        real && real !== shown ? h("span", { class: "illusion" }, ` (${t("end.real", { seat: real })})`) : null);
+      return voteCell(shown, real && real !== shown ? h("span", { class: "illusion" }, ` (${t("end.real", { seat: real })})`) : null);
     };
     return h("section", { class: "card" },
       h("h2", {}, msg("play.votes_title")),
@@ -108,7 +118,7 @@ export class EndScreen {
             seats.map((s) => h("tr", { class: s === this.store.seat ? "is-me" : "" },
               h("th", { scope: "row" }, seatName(s)), days.map((day) => cell(day, s)))),
             h("tr", { class: "killed-row" }, h("th", { scope: "row" }, msg("play.outcome")),
-              days.map((day) => h("td", {}, day.killed ? `☠ ${seatName(day.killed)}` : msg("play.nobody"))))))) : h("p", { class: "hint" }, t("end.no_days")));
+              days.map((day) => h("td", {}, day.killed ? killedText(day.killed, seatName(day.killed)) : msg("play.nobody"))))))) : h("p", { class: "hint" }, t("end.no_days")));
   }
 
   nightLines(night) {

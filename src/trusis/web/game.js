@@ -135,6 +135,7 @@ export class GameStore {
   /** Add events to the log, and their chat and system lines to the chat. */
   take(events, t, phase) {
     const fresh = [];
+    let votedOut = null;  // one chat line for a vote death: "killed by the vote", not "dies" too
     for (const e of events) {
       const entry = this.entry(e, t, phase);
       if (e.code === "said" || e.code === "whispered") {
@@ -143,11 +144,12 @@ export class GameStore {
           from: e.params.seat, to: e.params.to ?? null, text: e.params.text, phase,
           t: entry.t, key: `e${e.seq}`, dead: t && speaker ? !speaker.alive : undefined,
         });
-      } else if (SYSTEM_CODES.has(e.code)) {
+      } else if (SYSTEM_CODES.has(e.code) && !(e.code === "died" && e.params?.seat === votedOut)) {
         this.chat.push({ system: true, code: e.code, params: entry.params, t: entry.t, key: `e${e.seq}` });
       }
       this.log.push(entry);
       fresh.push(entry);
+      if (e.code === "vote_killed") votedOut = e.params?.seat;
     }
     return fresh;
   }

@@ -8,12 +8,49 @@ import { CreateForm } from "./createform.js";
 import { errorText } from "./errors.js";
 
 /** The name form: shown in the lobby, and at a table when nobody is signed in. */
+export const NAME_MAX = 32;
+
+/**
+ * A name field's length, said while typing (D44): the field takes 32 characters, the count
+ * says how many are left and when the limit is reached, and a paste that the field had to
+ * cut says so, before anything is sent. A longer value set some other way is not sent.
+ */
+export function nameCounter(input, submit) {
+  input.maxLength = NAME_MAX;
+  const note = h("p", { class: "hint name-count", id: `${input.id}-count`, attrs: { "aria-live": "polite" } });
+  input.setAttribute("aria-describedby", note.id);
+  let pasted = 0;  // the length of a paste the field cut, until the next edit
+  const update = () => {
+    const n = [...input.value.trim()].length;
+    const over = n > NAME_MAX;
+    note.textContent = over ? t("name.too_long", { count: n, max: NAME_MAX })
+      : pasted ? t("name.cut", { count: pasted, max: NAME_MAX })
+        : n >= NAME_MAX ? t("name.full", { max: NAME_MAX }) : t("name.count", { count: n, max: NAME_MAX });
+    note.classList.toggle("is-over", over || !!pasted);
+    input.setCustomValidity(over ? note.textContent : "");
+    if (submit) submit.disabled = over;
+  };
+  input.addEventListener("paste", (ev) => {
+    const text = ev.clipboardData?.getData("text") || "";
+    const kept = [...input.value].length - Math.abs((input.selectionEnd ?? 0) - (input.selectionStart ?? 0));
+    pasted = kept + [...text].length > NAME_MAX ? kept + [...text].length : 0;
+  });
+  input.addEventListener("input", (ev) => {
+    if (ev.inputType !== "insertFromPaste") pasted = 0;
+    update();
+  });
+  update();
+  return note;
+}
+
 export function nameForm(app, { compact = false } = {}) {
   const input = h("input", {
-    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: 32, required: true,
+    id: compact ? "name-input-t" : "name-input", type: "text", maxLength: NAME_MAX, required: true,
     value: app.me?.name || "", attrs: { autocomplete: "nickname", placeholder: t("name.placeholder") },
   });
   const error = h("p", { class: "form-error", attrs: { role: "alert" } });
+  const go = h("button", { class: "btn btn-primary", type: "submit", text: app.me ? t("name.rename") : t("name.go") });
+  const count = nameCounter(input, go);
   const form = h("form", {
     class: ["card", "name-form", compact ? "compact" : ""], attrs: { "aria-labelledby": "name-title" },
     on: {
@@ -31,9 +68,8 @@ export function nameForm(app, { compact = false } = {}) {
   },
   h("h2", { id: "name-title" }, app.me ? t("name.change") : t("name.title")),
   app.me ? h("p", { class: "hint" }, t("name.current", { name: app.me.name })) : h("p", { class: "hint" }, t("name.hint")),
-  h("div", { class: "row" }, h("label", { class: "sr-only", attrs: { for: input.id } }, t("name.label")), input,
-    h("button", { class: "btn btn-primary", type: "submit", text: app.me ? t("name.rename") : t("name.go") })),
-  error);
+  h("div", { class: "row" }, h("label", { class: "sr-only", attrs: { for: input.id } }, t("name.label")), input, go),
+  count, error);
   return form;
 }
 

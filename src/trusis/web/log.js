@@ -2,7 +2,7 @@
 // changes included, so late votes are on record. Results of powers stay here for good.
 
 import { clockTime, fill, h } from "./dom.js";
-import { capital, lang, msg, t } from "./i18n.js";
+import { capital, hasMsg, lang, msg, t } from "./i18n.js";
 import { PRIVATE_CODES } from "./game.js";
 import { drawVoteGrid } from "./votegrid.js";
 
@@ -19,8 +19,28 @@ export function kindOf(code) {
   return "system";
 }
 
-/** One event as a sentence in the player's language. */
-export function eventText(e) {
+/**
+ * Whether `list[i]` is a death already told: "X is killed by the vote" comes before the
+ * deaths of that resolution, and one line says it (the vote), not two.
+ */
+export function toldDeath(list, i) {
+  const e = list[i];
+  if (e?.code !== "died") return false;
+  for (let j = i - 1; j >= 0 && list[j].code !== "phase_started"; j -= 1) {
+    if (list[j].code === "vote_killed") return list[j].params?.seat === e.params?.seat;
+  }
+  return false;
+}
+
+/**
+ * One event as a sentence in the player's language. `owner`: the seat a private event
+ * belongs to, for a reader who is not that seat (the replay with everything revealed says
+ * "Vera sweeps Hugo", not "your sweep of Hugo").
+ */
+export function eventText(e, owner = null) {
+  if (owner !== null && hasMsg(`event.${e.code}.of`)) {
+    return capital(msg(`event.${e.code}.of`, { ...e.params, seat: owner }));
+  }
   if (e.code === "phase_started") {
     return msg(e.params.kind === "night" ? "play.banner_night" : "play.banner_day", { number: e.params.number });
   }
@@ -32,15 +52,19 @@ export function eventText(e) {
 export class GameLog {
   constructor(store) {
     this.store = store;
-    this.list = h("ol", {
-      class: "log-lines", attrs: { role: "log", "aria-label": t("log.title"), tabindex: "0" },
-    });
+    // A role="log" box around a real list (the items keep their list semantics). Not
+    // live: the announcer says what matters once, whichever tab shows.
+    this.list = h("ol", { class: "log-lines", attrs: { "aria-label": t("log.title"), tabindex: "0" } });
+    this.box = h("div", { class: "log-box", attrs: { role: "log", "aria-live": "off", "aria-label": t("log.title") } }, this.list);
     this.grid = h("div", { class: "log-grid" });
-    this.el = h("div", { class: "log" }, this.grid, this.list);
+    this.el = h("div", { class: "log" }, this.grid, this.box);
     this.drawn = 0;
   }
 
-  entries() { return this.store.log.filter((e) => !SKIP.has(e.code)); }
+  entries() {
+    const log = this.store.log;
+    return log.filter((e, i) => !SKIP.has(e.code) && !toldDeath(log, i));
+  }
 
   line(e) {
     const kind = kindOf(e.code);
@@ -74,6 +98,7 @@ export class GameLog {
 
   redraw() {
     this.list.setAttribute("aria-label", t("log.title"));
+    this.box.setAttribute("aria-label", t("log.title"));
     this.render(true);
   }
 }

@@ -107,6 +107,11 @@ export class Notebook {
         ? mine.map((text) => h("li", { class: "fact" }, h("span", { attrs: { "aria-hidden": "true" } }, "◆ "), text))
         : h("li", { class: "fact fact-none" }, t("nb.no_fact")));
       this.fillClaims(row.claim, this.notes[String(p.seat)]?.claim || "");
+      // Seven "Tag" fields in a row read alike: each says whose it is.
+      const who = seatName(p.seat);
+      row.tag.setAttribute("aria-label", t("nb.tag_for", { seat: who }));
+      row.claim.setAttribute("aria-label", t("nb.claims_for", { seat: who }));
+      row.note.setAttribute("aria-label", t("nb.note_for", { seat: who }));
     }
   }
 
@@ -148,6 +153,6 @@ export class Notebook {
         h("label", { class: "nb-field" }, h("span", {}, t("nb.tag")), tag),
         h("label", { class: "nb-field" }, h("span", {}, t("nb.claims")), claim),
         h("label", { class: "nb-field nb-note" }, h("span", {}, t("nb.note")), text)));
-    return { el, title, state, facts: factsList, claim };
+    return { el, title, state, facts: factsList, claim, tag, note: text };
   }
 }

@@ -3,7 +3,7 @@
 // finished games, each with its end screen and its replay as the seat they held.
 // The leaderboard (/leaderboard): registered players by rating.
 
-import { fill, h } from "./dom.js";
+import { fill, h, localeFor } from "./dom.js";
 import { get } from "./api.js";
 import { lang, msg, onLangChange, roleName, roleTeam, t } from "./i18n.js";
 import { teamMark } from "./rules.js";
@@ -24,7 +24,7 @@ function percent(rate) {
 
 function when(epoch) {
   if (!epoch) return "-";
-  return new Date(epoch * 1000).toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
+  return new Date(epoch * 1000).toLocaleString(localeFor(lang()), { dateStyle: "medium", timeStyle: "short" });
 }
 
 function region(label, table) {

@@ -407,7 +407,10 @@ export class ReplayScreen {
     if (!data.step) lines = [revealed ? t("replay.start_revealed") : t("replay.start_seat", { seat: seatName(data.seat) })];
     else {
       lines = events.map((e) => {
-        const text = eventText(e);
+        // With everything revealed nobody reads as "you": a private event names its seat.
+        const owner = revealed && Array.isArray(e.to) && e.to.length === 1 ? e.to[0] : null;
+        const text = eventText(e, owner);
+        if (owner !== null && text !== eventText(e)) return text;
         if (revealed && Array.isArray(e.to) && e.to.length) return `${text} ${t("replay.seen_by", { seats: e.to.map(seatName).join(", ") })}`;
         if (!revealed && PRIVATE_CODES.has(e.code)) return `${text} ${t("log.private")}`;
         return text;

@@ -119,7 +119,7 @@ export class SeatRing {
     fill(button,
       h("span", { class: "seat-head" },
         h("span", { class: "seat-num", attrs: { "aria-hidden": "true" } }, String(p.seat)),
-        h("span", { class: "seat-name" }, p.name)),
+        h("span", { class: "seat-name", attrs: { title: p.name } }, p.name)),
       h("span", { class: "seat-badges" },
         badges.filter(Boolean).map(([k, text]) => h("span", { class: ["badge", `badge-${k}`] }, text))),
       known ? h("span", { class: "seat-known", attrs: { title: t("seat.known") } }, "◆ ", roleName(known)) : null,
@@ -132,20 +132,38 @@ export class SeatRing {
           voters.map((v) => h("span", { class: "chip", attrs: { title: seatName(v) } }, String(v))))
         : null,
     );
-    const parts = [seatName(p.seat)];
-    if (p.seat === me) parts.push(t("seat.you"));
-    parts.push(p.alive ? t("seat.alive") : t("seat.dead"));
-    if (p.passed) parts.push(t("seat.passed"));
-    if (p.left) parts.push(t("seat.left"));
-    else if (offline) parts.push(t("seat.offline"));
-    if (bot) parts.push(t("seat.bot"));
-    if (known) parts.push(t("seat.known_is", { fact: roleName(known) }));
-    if (tag) parts.push(tag);
-    if (myVote) parts.push(t(night ? "seat.kills" : "seat.votes_for", { target: seatName(myVote) }));
-    if (count) {
-      parts.push(t(night ? "seat.kill_votes" : "seat.votes", { count }));
-      if (voters.length) parts.push(t("seat.voted_by", { voters: voters.map(seatName).join(", ") }));
-    }
-    button.setAttribute("aria-label", parts.join(", "));
+    button.setAttribute("aria-label", seatLabel(this.store, p, tag));
   }
+}
+
+/**
+ * A seat in words, as the seat card's name and the /who command say it: "Rosa (seat 5),
+ * alive, bot, votes for Wim (seat 4), 3 votes, from Hana, Ada, Wim". From the view only.
+ */
+export function seatLabel(store, p, tag = "") {
+  const view = store.view || {};
+  const me = store.seat;
+  const night = view.phase?.kind === "night";
+  const bot = store.isBot(p.seat);
+  const offline = !bot && !p.left && !store.connected(p.seat);
+  const known = view.known?.[String(p.seat)];
+  const votes = view.votes || {};
+  const myVote = votes[String(p.seat)];
+  const voters = Object.entries(votes).filter(([, target]) => target === p.seat).map(([v]) => Number(v));
+  const count = (view.vote_counts || {})[String(p.seat)] || 0;
+  const parts = [seatName(p.seat)];
+  if (p.seat === me) parts.push(t("seat.you"));
+  parts.push(p.alive ? t("seat.alive") : t("seat.dead"));
+  if (p.passed) parts.push(t("seat.passed"));
+  if (p.left) parts.push(t("seat.left"));
+  else if (offline) parts.push(t("seat.offline"));
+  if (bot) parts.push(t("seat.bot"));
+  if (known) parts.push(t("seat.known_is", { fact: roleName(known) }));
+  if (tag) parts.push(tag);
+  if (myVote) parts.push(t(night ? "seat.kills" : "seat.votes_for", { target: seatName(myVote) }));
+  if (count) {
+    parts.push(t(night ? "seat.kill_votes" : "seat.votes", { count }));
+    if (voters.length) parts.push(t("seat.voted_by", { voters: voters.map(seatName).join(", ") }));
+  }
+  return parts.join(", ");
 }

@@ -13,7 +13,8 @@ export class StatusBar {
   constructor(store, { onRole, prompt }) {
     this.store = store;
     this.prompt = prompt;
-    this.phase = h("span", { class: "phase", attrs: { role: "status" } });
+    // Not a live region: the phase is announced once, with the dawn/dusk banner.
+    this.phase = h("span", { class: "phase" });
     this.countdown = h("span", { class: "countdown", attrs: { "aria-label": t("status.time_left") } });
     this.counts = h("span", { class: "counts" });
     this.promptEl = h("p", { class: "prompt" });
@@ -51,20 +52,28 @@ export class StatusBar {
     if (this.countdown.textContent !== text) this.countdown.textContent = text;
     this.countdown.classList.toggle("is-urgent", left <= 15);
     this.countdown.setAttribute("aria-label", t("status.time_left_is", { time: text }));
+    // A threshold is spoken only when the phase began well before it ("30 seconds left"
+    // the moment a 30-second phase starts says nothing).
+    if (this.startedKey !== this.phaseKey) { this.startedKey = this.phaseKey; this.startLeft = left; }
     for (const s of THRESHOLDS) {
       const key = `${this.phaseKey}:${s}`;
-      if (left <= s && left > s - 2 && !this.said.has(key)) {
+      if (left <= s && left > s - 2 && this.startLeft > s + 5 && !this.said.has(key)) {
         this.said.add(key);
         announce(t("status.seconds_left", { count: s }));
       }
     }
   }
 
+  /** The phase's text, written only when it changes (each write is a change for readers). */
+  setPhase(text) {
+    if (this.phase.textContent !== text) this.phase.textContent = text;
+  }
+
   render() {
     const view = this.store.view;
     const table = this.store.table;
     if (!view) {
-      fill(this.phase, table?.status === "open" ? t("status.waiting") : "");
+      this.setPhase(table?.status === "open" ? t("status.waiting") : "");
       fill(this.counts);
       this.promptEl.textContent = "";
       this.chip.hidden = true;
@@ -73,8 +82,8 @@ export class StatusBar {
     }
     const night = view.phase?.kind === "night";
     this.phaseKey = `${view.phase?.kind}:${view.phase?.number}`;
-    if (view.status === "finished") fill(this.phase, "★ ", t("status.finished"));
-    else fill(this.phase, night ? "☾ " : "☀ ", phaseName(view.phase));
+    if (view.status === "finished") this.setPhase(`★ ${t("status.finished")}`);
+    else this.setPhase(`${night ? "☾" : "☀"} ${phaseName(view.phase)}`);
     const alive = (view.alive || []).length;
     const players = (view.players || []).length;
     const bits = [msg("play.alive_count", { alive, players })];

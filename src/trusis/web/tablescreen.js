@@ -2,27 +2,29 @@
 // chat, log, notebook), then the end screen. One WebSocket feeds one store; every panel
 // renders from the store's latest view.
 
-import { fill, h } from "./dom.js";
+import { fill, focusLost, h } from "./dom.js";
 import { get, post } from "./api.js";
-import { capital, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
+import { capital, hasMsg, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
 import { GameStore } from "./game.js";
 import { TableConnection } from "./net.js";
 import { StatusBar } from "./status.js";
 import { SeatRing } from "./seats.js";
 import { ActionPanel } from "./actions.js";
 import { Chat } from "./chat.js";
-import { GameLog, eventText } from "./log.js";
+import { GameLog, eventText, toldDeath } from "./log.js";
 import { Notebook } from "./notebook.js";
 import { EndScreen } from "./endscreen.js";
 import { WaitingRoom } from "./waiting.js";
 import { Tabs } from "./tabs.js";
 import { roleCard } from "./rules.js";
-import { banner, resultCard } from "./dialogs.js";
+import { announce, banner, clearBanners, recheckDialogs, resultCard } from "./dialogs.js";
+import { spoken } from "./speech.js";
+import { applySrMode, srMode, verbosityControl } from "./srmode.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
 
-const PHONE = "(max-width: 600px)";
+const PHONE = "(max-width: 700px)"; // style.css: phones, and 200% zoom of a 1280 px screen
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
 
 export class TableScreen {
@@ -37,17 +39,21 @@ export class TableScreen {
     this.notebook = new Notebook(store);
     this.ring = new SeatRing(store, this.notebook, { onSelect: () => this.actions.render() });
     this.actions = new ActionPanel(store, { act: (a) => this.act(a), selected: () => this.ring.selected });
-    this.chat = new Chat(store, { send: (a) => this.act(a), onUnread: (n) => this.unread(n) });
+    this.chat = new Chat(store, {
+      send: (a) => this.act(a), onUnread: (n) => this.unread(n),
+      context: () => ({ notebook: this.notebook, prompt: () => this.actions.prompt() }),
+    });
     this.log = new GameLog(store);
     this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt() });
     this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow() });
-    this.end = new EndScreen(store, { invite, onLeave: () => this.app.navigate("/") });
+    this.end = new EndScreen(store, { invite, app, onLeave: () => this.app.navigate("/") });
     this.notebook.onChange = () => this.ring.render();
     this.side = new Tabs(["chat", "log", "notebook"], { label: t("tab.side"), cls: "tabs-side", idPrefix: "tab-d", onChange: () => this.showPanels() });
     this.phone = new Tabs(["table", "chat", "notebook", "log"], { label: t("tab.phone"), cls: "tabs-phone", idPrefix: "tab-p", onChange: (id) => { if (id !== "table") this.side.choose(id); this.showPanels(); } });
     this.centre = h("section", { class: "panel panel-table", id: "panel-table", attrs: { role: "tabpanel", "aria-labelledby": "tab-p-table" } });
+    this.verbosity = verbosityControl();
     this.panels = {
-      chat: h("section", { class: "panel", id: "panel-chat", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-chat" } }, this.chat.el),
+      chat: h("section", { class: "panel", id: "panel-chat", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-chat" } }, this.chat.el, this.verbosity.el),
       log: h("section", { class: "panel", id: "panel-log", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-log" } }, this.log.el),
       notebook: h("section", { class: "panel", id: "panel-notebook", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-notebook" } }, this.notebook.el),
     };
@@ -56,7 +62,8 @@ export class TableScreen {
     this.away = h("div", { class: "table-away" });
     this.notice = h("div", { class: "table-notice" }, this.away);
     this.foot = h("div", { class: "table-foot" });
-    this.el = h("div", { class: "table-screen" }, this.status.el, this.notice, this.phone.el, this.layout, this.actions.el);
+    // The action bar is shown above the seats, so it comes before them in the tab order too.
+    this.el = h("div", { class: "table-screen" }, this.status.el, this.notice, this.actions.el, this.phone.el, this.layout);
     this.conn = new TableConnection(tableId, {
       invite, lang: lang(), resume: () => store.resumeSeq(),
       onMessage: (m) => this.receive(m), onStatus: (s, d) => this.connection(s, d),
@@ -69,6 +76,7 @@ export class TableScreen {
 
   mount(main) {
     document.body.classList.add("app-screen");
+    applySrMode();
     fill(main, this.el);
     this.media.addEventListener("change", this.onMedia);
     this.offLang = onLangChange(() => this.relang());
@@ -172,7 +180,18 @@ export class TableScreen {
       // must not aim tonight's power.
       if (change.events.some((e) => e.code === "phase_started")) this.ring.selected = null;
       this.announce(change.events);
+      announce(spoken(this.store, change, { showing: (line) => this.chat.showing(line) }));
     }
+    // The phase once per phase: the banner says it at dawn and dusk; Day 1 (which starts
+    // with no event, D12) and a page opened mid-game say it here.
+    const view = this.store.view;
+    const phase = view?.status === "running" && view.phase ? `${view.phase.kind}:${view.phase.number}` : null;
+    if (change.kind === "events" && change.events.some((e) => e.code === "phase_started")) this.spokenPhase = phase;
+    else if (phase && phase !== this.spokenPhase) {
+      this.spokenPhase = phase;
+      announce(eventText({ code: "phase_started", params: view.phase }));
+    }
+    recheckDialogs();
     this.render();
   }
 
@@ -180,7 +199,8 @@ export class TableScreen {
   announce(events) {
     const lines = [];
     let kind = "info";
-    for (const e of events) {
+    for (const [i, e] of events.entries()) {
+      if (toldDeath(events, i)) continue;  // "killed by the vote" said it
       if (e.code === "phase_started") {
         const text = eventText(e);
         lines.push(text);
@@ -192,7 +212,9 @@ export class TableScreen {
       } else if (e.code === "vote_killed") {
         lines.push(eventText(e));
       } else if (RESULTS.has(e.code)) {
-        resultCard(t(`result.${e.code}`), eventText(e));
+        // The card's title says whose result it is; its text, only the result.
+        const body = hasMsg(`card.${e.code}`) ? capital(msg(`card.${e.code}`, e.params)) : eventText(e);
+        resultCard(t(`result.${e.code}`), body);
         this.app.alert(eventText(e));
       } else if (e.code === "returned" && e.params.seat === this.store.seat) {
         lines.push(t("return.welcome_back"));  // D26: your seat, your role, your messages
@@ -202,7 +224,11 @@ export class TableScreen {
         this.end.load();
       }
     }
-    if (lines.length) banner(lines, kind);
+    // At the end the end screen says it all: no banner over its table of roles.
+    if (events.some((e) => e.code === "game_over")) {
+      clearBanners();
+      if (lines.length) announce(lines.join(". "));
+    } else if (lines.length) banner(lines, kind);
   }
 
   unread(n) {
@@ -229,6 +255,7 @@ export class TableScreen {
     this.side.render();
     this.phone.render();
     this.chat.redraw();
+    this.verbosity.render();
     this.log.redraw();
     this.notebook.rebuild();
     if (this.store.view?.status === "finished") this.end.load();
@@ -327,6 +354,8 @@ export class TableScreen {
       // Before the start: the waiting room. A started game waits for its snapshot.
       const waiting = !store.table || store.table.status === "open";
       const mode = waiting ? "open" : "loading";
+      // Start pressed: the waiting room goes away; focus follows to the game once it shows.
+      if (this.lastStatus === "open" && mode !== "open" && this.waiting.el.contains(document.activeElement)) this.focusGame = true;
       if (this.lastStatus !== mode) fill(this.centre, waiting ? this.waiting.el : h("p", { class: "hint" }, t("wait.loading_game")));
       this.lastStatus = mode;
       if (waiting) this.waiting.render();
@@ -341,6 +370,7 @@ export class TableScreen {
       }
       this.el.classList.add("is-finished");
     } else if (this.lastStatus !== "running") {
+      if (this.lastStatus === "open" && this.waiting.el.contains(document.activeElement)) this.focusGame = true;
       fill(this.centre, this.ring.wrap, this.foot);
     }
     this.lastStatus = status;
@@ -349,8 +379,20 @@ export class TableScreen {
     this.drawFoot(view);
     this.drawAway();
     this.actions.render();
+    this.chat.setQuiet(srMode());
     this.chat.render();
     this.log.render();
     this.notebook.render();
+    // The last Pass ended the game: the action bar is gone, the verdict takes the focus.
+    if (status === "finished" && !this.endFocused) {
+      this.endFocused = true;
+      if (focusLost()) this.end.focus();
+    }
+    if (this.focusGame && status === "running") {
+      this.focusGame = false;
+      // Where the player continues: the first action awake, else the seats.
+      const button = [...this.actions.el.querySelectorAll("button")].find((b) => !b.disabled);
+      if (focusLost()) (button || this.ring.el.querySelector(".seat[tabindex='0']") || this.actions.el)?.focus();
+    }
   }
 }

@@ -43,11 +43,22 @@ export function voteGrid(store) {
         h("tbody", {},
           seats.map((s) => h("tr", { class: s === store.seat ? "is-me" : "" },
             h("th", { scope: "row" }, seatName(s)),
-            days.map((d) => (d.votes.has(s)
-              ? h("td", { attrs: { title: seatName(d.votes.get(s)) } }, `→ ${d.votes.get(s)}`)
-              : h("td", { class: "empty" }, "·"))))),
+            days.map((d) => voteCell(d.votes.get(s))))),
           h("tr", { class: "killed-row" }, h("th", { scope: "row" }, msg("play.outcome")),
-            days.map((d) => h("td", {}, d.killed === undefined ? "…" : d.killed ? `☠ ${d.killed}` : msg("play.nobody"))))))));
+            days.map((d) => (d.killed === undefined ? h("td", {}, h("span", { attrs: { "aria-hidden": "true" } }, "…"), h("span", { class: "sr-only" }, t("grid.open")))
+              : h("td", {}, d.killed ? killedText(d.killed, String(d.killed)) : msg("play.nobody")))))))));
+}
+
+/** A vote in the grid: "→ 7" to the eye, the seat's name in words to a reader. */
+export function voteCell(target, ...extra) {
+  if (!target) return h("td", { class: "empty" }, h("span", { attrs: { "aria-hidden": "true" } }, "·"), h("span", { class: "sr-only" }, t("grid.no_vote")));
+  return h("td", { attrs: { title: seatName(target) } },
+    h("span", { attrs: { "aria-hidden": "true" } }, `→ ${target}`), h("span", { class: "sr-only" }, seatName(target)), ...extra);
+}
+
+/** "☠ 7" (or "☠ Wim (seat 7)") with the death in words. */
+export function killedText(seat, shown) {
+  return [h("span", { attrs: { "aria-hidden": "true" } }, `☠ ${shown}`), h("span", { class: "sr-only" }, t("grid.killed", { seat: seatName(seat) }))];
 }
 
 export function drawVoteGrid(el, store) {

@@ -1,11 +1,12 @@
 // Before the start: the table's seats, taking and leaving one, and for the host bots of a
 // kind (GET /api/bots), freeing seats, the invite link of a private table, and Start.
 
-import { fill, h } from "./dom.js";
+import { fill, focusKey, focusLost, h, refocus } from "./dom.js";
 import { del, get, post } from "./api.js";
 import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
+import { keptBadge, keptCount, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
 
 let botKinds = null;
 
@@ -28,7 +29,7 @@ export class WaitingRoom {
     this.onSeatChange = onSeatChange;
     this.balance = new Balance();
     this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
-    this.el = h("section", { class: "waiting" });
+    this.el = h("section", { class: "waiting", attrs: { tabindex: "-1" } });
     this.kind = null;
     this.busy = false;
   }
@@ -41,6 +42,7 @@ export class WaitingRoom {
   async call(fn, seatChange = false) {
     if (this.busy) return;
     this.busy = true;
+    this.pending = focusKey(this.el) || this.pending;
     this.error.textContent = "";
     try {
       const answer = await fn();
@@ -83,16 +85,27 @@ export class WaitingRoom {
     const mine = seats.find((s) => s.you);
     const empty = seats.filter((s) => !s.kind);
     const opts = table.options || {};
-    const link = table.invite && opts.private ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}` : null;
-    const kindSelect = h("select", { id: "bot-kind", on: { change: (ev) => { this.kind = ev.target.value; } } },
+    // A private table's link carries its invite (the host alone sees it); a public table's
+    // link is its plain address, for everybody to pass on.
+    const secret = table.invite && opts.private;
+    const link = secret ? `${location.origin}/t/${encodeURIComponent(table.id)}?invite=${encodeURIComponent(table.invite)}`
+      : opts.private ? null : `${location.origin}/t/${encodeURIComponent(table.id)}`;
+    const kindSelect = h("select", { id: "bot-kind", dataset: { focus: "bot-kind" }, on: { change: (ev) => { this.kind = ev.target.value; } } },
       list.map((k) => h("option", { value: k, text: t(`bot.${k}`) === `bot.${k}` ? k : t(`bot.${k}`) })));
     kindSelect.value = this.kind;
     const copy = link ? h("button", { class: "btn btn-small", type: "button", text: t("wait.copy"),
       on: { click: async (ev) => {
-        try { await navigator.clipboard.writeText(link); ev.target.textContent = t("wait.copied"); } catch { linkInput.select(); }
+        try {
+          await navigator.clipboard.writeText(link);
+          ev.target.textContent = t("wait.copied");
+          copied.textContent = t("wait.copied_note");
+        } catch { linkInput.select(); }
       } } }) : null;
+    const copied = h("p", { class: "hint invite-copied", attrs: { role: "status" } });
     const linkInput = link ? h("input", { type: "text", readOnly: true, value: link, id: "invite-link", on: { focus: (ev) => ev.target.select() } }) : null;
     this.balance.show(opts.seats || seats.length, opts.set || { standard: true });
+    // Every redraw replaces the buttons: focus goes back where the player was (WCAG 2.4.3).
+    const had = focusKey(this.el) || (focusLost() ? this.pending : null);
     fill(this.el,
       h("div", { class: "waiting-head" },
         h("h1", {}, table.name),
@@ -101,24 +114,25 @@ export class WaitingRoom {
           opts.set?.custom ? t("lobby.custom") : t("lobby.standard"),
           opts.private ? ` · ${t("wait.private")}` : "",
           opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
-      link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t("wait.invite")),
-        h("div", { class: "row" }, linkInput, copy), h("p", { class: "hint" }, t("wait.invite_hint"))) : null,
+      waitingRematch(this),
+      link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t(secret ? "wait.invite" : "wait.share")),
+        h("div", { class: "row" }, linkInput, copy), copied, h("p", { class: "hint" }, t(secret ? "wait.invite_hint" : "wait.share_hint"))) : null,
       h("div", { class: "waiting-grid" },
         h("section", { class: "card" },
-          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length, count: seats.length })),
+          h("h2", {}, t("wait.seats", { taken: seats.length - empty.length - keptCount(seats), count: seats.length })),
           h("ol", { class: "wait-seats" }, seats.map((s) => this.seatRow(s, { host, mine }))),
           h("div", { class: "row wrap" },
             !this.app.me ? h("p", { class: "hint" }, t("wait.need_name"))
-              : mine ? h("button", { class: "btn", type: "button", text: t("wait.stand"), on: { click: () => this.stand() } })
-                : empty.length ? h("button", { class: "btn btn-primary", type: "button", text: t("wait.sit"), on: { click: () => this.sit(null) } }) : null),
+              : mine ? h("button", { class: "btn", type: "button", text: t("wait.stand"), dataset: { focus: "stand" }, on: { click: () => this.stand() } })
+                : empty.length ? h("button", { class: "btn btn-primary", type: "button", text: t("wait.sit"), dataset: { focus: "sit" }, on: { click: () => this.sit(null) } }) : null),
           host ? h("div", { class: "host-tools" },
             h("h3", {}, t("wait.host_tools")),
             h("div", { class: "row wrap" },
               h("label", { attrs: { for: "bot-kind" } }, t("wait.bot_kind")), kindSelect,
-              h("button", { class: "btn", type: "button", text: t("wait.add_bot"), disabled: !empty.length, on: { click: () => this.addBot(null) } }),
-              h("button", { class: "btn", type: "button", text: t("wait.fill_bots"), disabled: !empty.length, on: { click: () => this.fill() } })),
+              h("button", { class: "btn", type: "button", text: t("wait.add_bot"), dataset: { focus: "add-bot" }, disabled: !empty.length, on: { click: () => this.addBot(null) } }),
+              h("button", { class: "btn", type: "button", text: t("wait.fill_bots"), dataset: { focus: "fill" }, disabled: !empty.length, on: { click: () => this.fill() } })),
             h("div", { class: "row wrap" },
-              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), disabled: !!empty.length, on: { click: () => this.start() } }),
+              h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), dataset: { focus: "start" }, disabled: !!empty.length || keptCount(seats) > 0, on: { click: () => this.start() } }),
               empty.length ? h("span", { class: "hint" }, t("wait.empty", { count: empty.length })) : null))
             : h("p", { class: "hint" }, t("wait.host_starts")),
           this.error),
@@ -126,7 +140,23 @@ export class WaitingRoom {
           h("h2", {}, t("create.dealt")),
           h("ul", { class: "dealt-list" }, Object.entries(table.roles || {}).map(([r, n]) =>
             h("li", {}, h("span", { class: "count" }, `${n} ×`), " ", roleName(r)))),
-          this.balance.el)));
+          this.balance.el)),
+      waitingSeries(this));
+    if (had && focusLost()) refocus(this.el, this.nextFocus(had, empty), this.el);
+    if (!this.busy) this.pending = null;
+  }
+
+  /** Where the player continues when the control they used is gone or asleep. */
+  nextFocus(key, empty) {
+    const seat = key.match(/-(\d+)$/)?.[1];
+    const free = empty.map((s) => s.seat);
+    const after = free.find((s) => s > Number(seat)) ?? free[0];
+    if (key.startsWith("sit")) return [key, "fill", "stand"];
+    if (key === "stand") return ["sit", "stand"];
+    if (key.startsWith("bot-")) return [key, `bot-${after}`, "start"];
+    if (key.startsWith("free-")) return [`bot-${seat}`, `sit-${seat}`, "add-bot"];
+    if (key === "add-bot" || key === "fill") return [key, "start"];
+    return [key];
   }
 
   seatRow(s, { host, mine }) {
@@ -137,12 +167,14 @@ export class WaitingRoom {
       h("span", { class: "seat-num" }, String(s.seat)),
       h("span", { class: "wait-name" }, label),
       s.you ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
+      keptBadge(s),
       kind === "bot" ? h("span", { class: "badge" }, t("seat.bot"), s.bot_kind ? ` · ${s.bot_kind}` : "") : null,
       kind === "person" && s.connected === false ? h("span", { class: "badge" }, `⚡ ${t("seat.offline")}`) : null,
       h("span", { class: "wait-actions" },
-        !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), on: { click: () => this.sit(s.seat) } }) : null,
-        !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), on: { click: () => this.addBot(s.seat) } }) : null,
-        kind && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), on: { click: () => this.free(s.seat) } }) : null));
+        !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), dataset: { focus: `sit-${s.seat}` }, attrs: { "aria-label": t("wait.sit_in", { seat: s.seat }) }, on: { click: () => this.sit(s.seat) } }) : null,
+        !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), dataset: { focus: `bot-${s.seat}` }, attrs: { "aria-label": t("wait.bot_in", { seat: s.seat }) }, on: { click: () => this.addBot(s.seat) } }) : null,
+        takeBotButton(this, s),
+        kind && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.free_seat_n", { seat: s.seat, name: s.name }) }, on: { click: () => this.free(s.seat) } }) : null));
   }
 
   stop() { this.balance.stop(); }

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from trusis.rules.actions import Action
+from trusis.server.rematch_news import apply_rematch_facts, rematch_facts
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 
@@ -25,7 +26,8 @@ def facts(room: Room) -> dict[str, Any]:
             "seats": {str(n): [s.kind, s.name, s.player_id, s.bot_kind]
                       for n, s in room.seats.items()},
             "connected": [n for n in range(1, room.options.seats + 1) if room.connected(n)],
-            "spectators": room.spectators(), "former": sorted(room.former)}
+            "spectators": room.spectators(), "former": sorted(room.former),
+            **rematch_facts(room)}
 
 
 def apply_facts(room: Room, data: dict[str, Any]) -> bool:
@@ -48,6 +50,7 @@ def apply_facts(room: Room, data: dict[str, Any]) -> bool:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()
+    apply_rematch_facts(room, data)
     return stale
 
 

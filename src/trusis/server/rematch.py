@@ -1,0 +1,186 @@
+"""Play again (issue 21; docs/rules.md D-R1): a rematch of a finished game.
+
+The host of a finished game (or, once the host has let `HOST_FIRST_SECONDS` go
+by, anyone who held a seat at the end) proposes a rematch: a new open table
+with the same name, options, set and invite, whose bots keep their seats and
+whose other seats are *kept* for the person or program that held them at the end
+(`RESERVE_SECONDS`), each of whom joins with one request or declines. The
+finished table's clients are told in a `rematch` frame; its lobby facts name the
+new table (`rematch`). A program accepts with the seat token of its old seat and
+gets a new seat token for the new seat: that is the one thing an old seat token
+may do besides playing its seat (docs/protocol.md).
+
+These are `Hub` methods (a mixin): each runs on the process that owns the table
+it changes, forwarded there like the lobby's other requests (hub.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Literal
+
+from trusis.server.cluster.node import Node
+from trusis.server.errors import LobbyError
+from trusis.server.rematch_db import Reservation, add_game, link_of, release, reserve
+from trusis.server.rematch_news import tell_rematch
+from trusis.server.room import Room
+from trusis.server.seat import Seat
+from trusis.server.seating import Seating
+from trusis.server.store import Player, new_id
+
+RESERVE_SECONDS = 120.0
+"""How long a rematch keeps each seat for the player who held it (D-R1)."""
+HOST_FIRST_SECONDS = 60.0
+"""After the end, how long only the host may propose the rematch (D-R1)."""
+
+REMATCH_METHODS = frozenset({"rematch", "rematch_accept", "rematch_decline"})
+"""The requests `Hub.serve` may run for another process."""
+
+Answer = Literal["accept", "decline"]
+
+
+def ended_at(room: Room) -> float:
+    """When the game ended: the time of its last action."""
+    assert room.table is not None
+    times = [t for t in room.table.record.times if t is not None]
+    return times[-1] if times else 0.0
+
+
+def may_propose(room: Room, player: Player, now: float) -> None:
+    """D-R1: the host at once; a seat's holder once the host has had its minute."""
+    if room.status != "finished" or room.table is None:
+        raise LobbyError(409, "not_finished", "a rematch is proposed once the game has ended")
+    if player.id == room.host_id:
+        return
+    if room.seat_of(player.id) is None:
+        raise LobbyError(403, "not_host", "only the table's host can do this")
+    wait = ended_at(room) + HOST_FIRST_SECONDS - now
+    if wait > 0:
+        raise LobbyError(403, "host_first", "the host may propose the rematch first",
+                         seconds=int(wait) + 1)
+
+
+class Rematches(Seating):
+    """The rematch requests (a part of `Hub`)."""
+
+    rooms: dict[str, Room]
+    pace: float
+    cluster: Node | None
+
+    async def finished_game(self, room: Room) -> None:
+        raise NotImplementedError  # Hub's
+
+    async def _on_owner(self, method: str, room: Room, player: Player, *args: Any) -> Any:
+        raise NotImplementedError  # Hub's
+
+    # -- run by the owner -------------------------------------------------------
+
+    async def _rematch(self, room: Room, player: Player) -> str:
+        """Propose the rematch of `room` (finished): the new table's id. Proposing again
+        (a second click, someone else) finds the same table."""
+        now = time.time()
+        async with room.lock:
+            if room.rematch is not None:
+                return room.rematch
+            may_propose(room, player, now)
+            before = await link_of(self.store, room.id)
+            if before is not None and before.next_id is not None:
+                room.rematch = before.next_id
+                return room.rematch
+            new = await self._new_table(room, player, now)
+            await add_game(self.store, before, room.id, new.id)
+            room.rematch = new.id
+        room.broadcast_table()
+        tell_rematch(room)
+        # The kept seats fall free by themselves: the lobby is told when they do.
+        asyncio.get_running_loop().call_later(RESERVE_SECONDS + 0.5, new.broadcast_table)
+        return new.id
+
+    async def _new_table(self, old: Room, host: Player, now: float) -> Room:
+        """The new table: same name, options and invite; bots seated, the rest kept."""
+        table_id = new_id(10)
+        room = Room(table_id, old.name, host.id, host.name, old.options, old.invite,
+                    self.store, self.pace, on_finished=self.finished_game)
+        room.previous = old.id
+        await self.store.new_table(table_id, old.name, host.id, old.options.public(),
+                                   old.invite, old.options.private)
+        if self.cluster is not None:  # owned where the game before was
+            self.cluster.own(room, await self.cluster.leases.create(table_id))
+        kept: dict[int, Reservation] = {}
+        for number, held in sorted(old.seats.items()):
+            if held.kind == "bot":
+                room.seats[number] = Seat("bot", held.name, None, held.bot_kind)
+            elif held.player_id == host.id:  # who proposes plays again, at once
+                room.seats[number] = Seat(held.kind, host.name, host.id)
+            elif held.player_id is not None:
+                kept[number] = Reservation(held.player_id, held.kind, held.name,
+                                           now + RESERVE_SECONDS)
+        for number, held in room.seats.items():
+            await self.store.set_seat(table_id, number, held.kind, held.name, held.player_id,
+                                      held.bot_kind, room.fence)
+        await reserve(self.store, table_id, kept)
+        room.reserved = kept
+        self.rooms[table_id] = room
+        return room
+
+    async def _rematch_accept(self, room: Room, player: Player) -> int:
+        """The kept seat's player takes it (or, once it fell free and went to someone
+        else, the first free seat): the seat number."""
+        async with room.lock:
+            if room.status != "open":
+                raise LobbyError(409, "already_started", "the game has already started")
+            current = room.seat_of(player.id)
+            if current is not None:
+                return current  # accepted already: the same answer
+            mine = [n for n, r in room.reserved.items() if r.player_id == player.id]
+            if not mine:
+                raise LobbyError(404, "no_reservation", "no seat is kept for you at this table")
+            number = mine[0]
+            kind = room.reserved[number].kind
+            if number in room.seats:  # it fell free and someone took it
+                number = self._free_number(room, None, player.id)
+            for seat in mine:
+                del room.reserved[seat]
+                await release(self.store, room.id, seat, room.fence)
+            room.seats[number] = Seat(kind, player.name, player.id)
+            await self.store.set_seat(room.id, number, kind, player.name, player.id, None,
+                                      room.fence)
+        room.broadcast_table()
+        return number
+
+    async def _rematch_decline(self, room: Room, player: Player) -> None:
+        """Not this time: the kept seat is free for anyone at once (or, once seated,
+        the seat is left, as "Leave seat" does)."""
+        async with room.lock:
+            if room.status != "open":
+                raise LobbyError(409, "already_started", "the game has already started")
+            mine = [n for n, r in room.reserved.items() if r.player_id == player.id]
+            for seat in mine:
+                del room.reserved[seat]
+                await release(self.store, room.id, seat, room.fence)
+            current = room.seat_of(player.id)
+            if current is not None:
+                del room.seats[current]
+                await self.store.free_seat(room.id, current, room.fence)
+            elif not mine:
+                raise LobbyError(404, "no_reservation", "no seat is kept for you at this table")
+        room.broadcast_table()
+
+    # -- to the owner -----------------------------------------------------------
+
+    async def propose_rematch(self, room: Room, player: Player) -> str:
+        return str(await self._on_owner("rematch", room, player))
+
+    async def answer_rematch(self, room: Room, player: Player, answer: Answer) -> int | None:
+        if answer == "accept":
+            return int(await self._on_owner("rematch_accept", room, player))
+        await self._on_owner("rematch_decline", room, player)
+        return None
+
+
+
+def kept_for(room: Room, player_id: str) -> bool:
+    """Whether `room` keeps a seat for `player_id`: they may see the table, private or not,
+    without its invite (they were at the game before)."""
+    return any(r.player_id == player_id for r in room.reserved.values())

@@ -1,0 +1,84 @@
+"""The rematch over HTTP (docs/protocol.md, "Play again"; docs/rules.md D-R1).
+
+`POST /api/tables/{id}/rematch` proposes the rematch of a finished table; the new
+table's `…/rematch/accept` and `…/rematch/decline` answer it; `…/series` lists a
+series' games and who won them. A program's seat token of the game before may
+accept its own kept seat, and only that: the answer carries a new seat token,
+for the new table's seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+
+from trusis.server import deps
+from trusis.server.errors import LobbyError
+from trusis.server.rematch_db import link_of
+from trusis.server.series import series_of
+from trusis.server.store import Player
+
+router = APIRouter(prefix="/api")
+
+
+async def _caller(request: Request, table_id: str, previous: bool) -> tuple[Player, bool]:
+    """Who asks, and whether with a program's seat token. A seat token plays its one
+    seat: here it may act for its own table, or (`previous`) accept at that table's
+    rematch."""
+    owner = await deps.identity(request).owner(request)
+    if owner is None:
+        raise LobbyError(401, "not_signed_in", "choose a name first (POST /api/guest)")
+    if owner.table_id is None or owner.table_id == table_id:
+        return owner.player, owner.table_id is not None
+    link = await link_of(deps.store(request), table_id) if previous else None
+    if link is None or link.previous_id != owner.table_id:
+        raise LobbyError(403, "token_elsewhere", "this seat token plays another table")
+    return owner.player, True
+
+
+@router.post("/tables/{table_id}/rematch")
+async def propose(table_id: str, request: Request,
+                  invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """Propose to play the finished game again (D-R1): the new table."""
+    player, _ = await _caller(request, table_id, previous=False)
+    hub = deps.hub(request)
+    room = await hub.room(table_id, player.id, invite)
+    new_id = await hub.propose_rematch(room, player)
+    new = await hub.room(new_id, player.id, room.invite)
+    return {"table": new.info(player.id)}
+
+
+@router.post("/tables/{table_id}/rematch/accept")
+async def accept(table_id: str, request: Request,
+                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """Take the seat this rematch keeps for you; a program also gets its new seat token."""
+    player, program = await _caller(request, table_id, previous=True)
+    hub = deps.hub(request)
+    room = await hub.room(table_id, player.id, invite)
+    seat = await hub.answer_rematch(room, player, "accept")
+    assert seat is not None
+    data: dict[str, Any] = {"seat": seat, "table": room.info(player.id)}
+    if program:
+        data["token"] = await deps.store(request).new_token(player.id, "seat", room.id, seat)
+    return data
+
+
+@router.post("/tables/{table_id}/rematch/decline")
+async def decline(table_id: str, request: Request,
+                  invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """Not this time: the kept seat is free for anyone at once."""
+    player, _ = await _caller(request, table_id, previous=True)
+    hub = deps.hub(request)
+    room = await hub.room(table_id, player.id, invite)
+    await hub.answer_rematch(room, player, "decline")
+    return {"table": room.info(player.id)}
+
+
+@router.get("/tables/{table_id}/series")
+async def series(table_id: str, request: Request,
+                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """The table's series: each game, its winning team and winners, and the counts."""
+    viewer = await deps.viewer(request)
+    room = await deps.hub(request).room(table_id, viewer, invite)
+    return dict(await series_of(deps.store(request), room.id, viewer))

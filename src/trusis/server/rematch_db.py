@@ -1,0 +1,163 @@
+"""What a rematch stores (migration 0008): the games of a series, and the seats a new
+table keeps for the people of the game before (docs/rules.md, D-R1).
+
+A table that was never played again has no `series_games` row: it is a series of
+one. The first rematch writes two rows (the first game's and the new one's), each
+further one a row more; `next_id` makes a second proposal of the same game find the
+table already made.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Column, Float, ForeignKey, Integer, String, Table, delete, insert, select
+from sqlalchemy import update as sql_update
+
+from trusis.server.commits import Fence, fenced
+from trusis.server.schema import metadata
+from trusis.server.store import Store
+
+if TYPE_CHECKING:
+    from trusis.server.room import Room
+
+series_games = Table(
+    "series_games", metadata,
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("series_id", String(16), nullable=False, index=True),  # the first game's table
+    Column("number", Integer, nullable=False),  # 1 for the first game
+    Column("previous_id", String(16), nullable=True),
+    Column("next_id", String(16), nullable=True),  # its rematch, once proposed
+)
+
+reservations = Table(
+    "reservations", metadata,
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("kind", String(16), nullable=False),  # person or program
+    Column("name", String(64), nullable=False),
+    Column("until", Float, nullable=False),  # seconds since the epoch
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where a table stands in its series."""
+
+    table_id: str
+    series_id: str
+    number: int
+    previous_id: str | None
+    next_id: str | None
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A seat kept for the player who held it at the end of the game before."""
+
+    player_id: str
+    kind: str
+    name: str
+    until: float
+
+
+def live(reservation: Reservation | None, now: float | None = None) -> bool:
+    """Whether a reservation still keeps its seat (D-R1: until it is taken, declined,
+    released by the host, or its time is up)."""
+    return reservation is not None and reservation.until > (time.time() if now is None else now)
+
+
+def held_for_another(kept: dict[int, Reservation], seat: int, player_id: str | None) -> bool:
+    """A free seat that someone else may still take back: nobody else may sit there."""
+    reservation = kept.get(seat)
+    return live(reservation) and (reservation is None or reservation.player_id != player_id)
+
+
+def bot_gives_way(room: Room, seat: int, player_id: str | None) -> bool:
+    """D-R1: at a rematch's table, a person may take a bot's seat (the bot only kept it)."""
+    held = room.seats.get(seat)
+    return (player_id is not None and room.previous is not None and held is not None
+            and held.kind == "bot")
+
+
+def reserved_entry(reservation: Reservation, player_id: str | None) -> dict[str, Any]:
+    """A kept seat as the lobby shows it: whose it is, until when (nothing once expired)."""
+    if not live(reservation):
+        return {}
+    return {"kind": "reserved", "name": reservation.name, "until": reservation.until,
+            "for_you": player_id is not None and reservation.player_id == player_id}
+
+
+async def link_of(store: Store, table_id: str) -> Link | None:
+    g = series_games
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(select(g).where(g.c.table_id == table_id))).mappings().first()
+    if row is None:
+        return None
+    return Link(row["table_id"], row["series_id"], int(row["number"]), row["previous_id"],
+                row["next_id"])
+
+
+async def series_tables(store: Store, series_id: str) -> list[str]:
+    """The tables of a series, first game first."""
+    g = series_games
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(select(g.c.table_id).where(g.c.series_id == series_id)
+                                   .order_by(g.c.number))).all()
+    return [str(r[0]) for r in rows]
+
+
+async def add_game(store: Store, before: Link | None, previous_id: str, table_id: str) -> Link:
+    """Chain `table_id` after `previous_id` (whose link is `before`, None for a first game)."""
+    g = series_games
+    series_id = before.series_id if before is not None else previous_id
+    number = (before.number if before is not None else 1) + 1
+    async with store.engine.begin() as conn:
+        if before is None:
+            await conn.execute(insert(g).values(table_id=previous_id, series_id=series_id,
+                                                number=1, previous_id=None, next_id=table_id))
+        else:
+            await conn.execute(sql_update(g).where(g.c.table_id == previous_id)
+                               .values(next_id=table_id))
+        await conn.execute(insert(g).values(table_id=table_id, series_id=series_id,
+                                            number=number, previous_id=previous_id,
+                                            next_id=None))
+    return Link(table_id, series_id, number, previous_id, None)
+
+
+async def reserved(store: Store, table_id: str) -> dict[int, Reservation]:
+    r = reservations
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(select(r).where(r.c.table_id == table_id))).mappings().all()
+    return {int(x["seat"]): Reservation(x["player_id"], x["kind"], x["name"], float(x["until"]))
+            for x in rows}
+
+
+async def reserve(store: Store, table_id: str, seats: dict[int, Reservation]) -> None:
+    if not seats:
+        return
+    async with store.engine.begin() as conn:
+        await conn.execute(insert(reservations), [
+            {"table_id": table_id, "seat": n, "player_id": r.player_id, "kind": r.kind,
+             "name": r.name, "until": r.until} for n, r in seats.items()])
+
+
+async def release(store: Store, table_id: str, seat: int, fence: Fence = None) -> None:
+    r = reservations
+    async with store.engine.begin() as conn:
+        await fenced(conn, table_id, fence, store.commits.lease_seconds)
+        await conn.execute(delete(r).where(r.c.table_id == table_id, r.c.seat == seat))
+
+
+async def refill_rematch(room: Room) -> None:
+    """Read a table's rematch facts back (restore.refill): the seats an open table keeps,
+    and the rematch a finished one proposed."""
+    link = await link_of(room.store, room.id)
+    room.previous = link.previous_id if link is not None else None
+    if room.status == "open":
+        room.reserved = await reserved(room.store, room.id)
+    elif room.status == "finished":
+        room.rematch = link.next_id if link is not None else None

@@ -1,0 +1,259 @@
+"""Play again (issue 21, docs/rules.md D-R1) through a real `trusis serve`: the host
+proposes a rematch of a finished game, the people of that game are told in a `rematch`
+frame and keep their seats for a while, a program accepts with its old seat token and
+gets a new one (for its new seat only), bots keep their seats, and the series counts
+who won which game."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from serverplay import close_code
+from serverproc import Guest, Player, running_server
+from trusis.server.protocol import outbound
+from trusis.server.rematch_db import Reservation, held_for_another, reserved_entry
+
+
+def _step(p: Player) -> bool:
+    """One look at a seat's view: vote the first target by day, pass; True at the end."""
+    p.pump(0.05)
+    view = p.view
+    if view is None:
+        return False
+    if view["status"] == "finished":
+        return True
+    me = view["players"][view["seat"] - 1]
+    if me["alive"] and not me["passed"] and not me["left"]:
+        legal = p.legal()
+        if view["phase"]["kind"] == "day" and legal.get("vote", {}).get("targets") \
+                and "vote" not in view["choices"]:
+            p.command(do="vote", target=legal["vote"]["targets"][0])
+        if "pass" in p.legal():
+            p.command(do="pass")
+    return False
+
+
+def play_to_the_end(players: list[Player], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    done = [False] * len(players)
+    while not all(done):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        done = [_step(p) for p in players]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    with running_server("sqlite", tmp_path_factory.mktemp("rematch")) as proc:
+        yield proc
+
+
+def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_it(
+        server) -> None:  # type: ignore[no-untyped-def]
+    ann, bob, cid = (Guest(server.url, n) for n in ("Ann", "Bob", "Cid"))
+    table = ann.create(seats=5, day_seconds=60, night_seconds=30)
+    old = table["id"]
+    assert ann.sit(old) == 1 and bob.sit(old) == 2
+    handed = ann.http.post(f"/api/tables/{old}/seats/3/program", json={"name": "Prog"})
+    assert handed.status_code == 200, handed.text
+    old_token = handed.json()["token"]
+    ann.bots(old, 2)
+    ann.start(old)
+    # Before the end there is nothing to play again.
+    early = ann.http.post(f"/api/tables/{old}/rematch")
+    assert early.status_code == 409 and early.json()["code"] == "not_finished"
+    players = [Player(server, old, t) for t in (ann.token, bob.token, old_token)]
+    play_to_the_end(players)
+    bots = {s["seat"]: s for s in ann.http.get(f"/api/tables/{old}").json()["seats"]
+            if s["kind"] == "bot"}
+
+    # D-R1: only the host may propose in the first minute after the end.
+    first = bob.http.post(f"/api/tables/{old}/rematch")
+    assert first.status_code == 403 and first.json()["code"] == "host_first"
+    assert first.json()["params"]["seconds"] > 0
+    stranger = cid.http.post(f"/api/tables/{old}/rematch")
+    assert stranger.status_code == 403 and stranger.json()["code"] == "not_host"
+
+    proposed = ann.http.post(f"/api/tables/{old}/rematch")
+    assert proposed.status_code == 200, proposed.text
+    new_table = proposed.json()["table"]
+    new = new_table["id"]
+    assert new != old and new_table["status"] == "open"
+    assert new_table["options"] == table["options"] and new_table["name"] == table["name"]
+    seats = {s["seat"]: s for s in new_table["seats"]}
+    assert seats[1]["kind"] == "person" and seats[1]["you"]  # who proposes sits at once
+    assert seats[2]["kind"] == "reserved" and seats[2]["name"] == "Bob"
+    assert seats[3]["kind"] == "reserved" and seats[3]["name"] == "Prog"
+    for n, bot in bots.items():  # bots keep their seats, names and kinds
+        assert (seats[n]["kind"], seats[n]["name"], seats[n]["bot_kind"]) == \
+            ("bot", bot["name"], bot["bot_kind"])
+    # A second click (or a second process) finds the same table.
+    assert ann.http.post(f"/api/tables/{old}/rematch").json()["table"]["id"] == new
+    assert ann.http.get(f"/api/tables/{old}").json()["rematch"] == new
+
+    # Every client of the finished table is told, the program's included.
+    for p in players:
+        p.until(lambda q: any(m["type"] == "rematch" for m in q.messages), 10)
+        frame = next(m for m in p.messages if m["type"] == "rematch")
+        assert frame == {"type": "rematch", "table": new, "previous": old}
+        outbound.validate_python(frame)  # as /api/protocol.schema.json promises
+    bob_view = bob.http.get(f"/api/tables/{new}").json()
+    assert {s["seat"]: s.get("for_you") for s in bob_view["seats"]}[2] is True
+
+    # A kept seat is nobody else's: not a stranger's, not a bot's.
+    taken = cid.http.post(f"/api/tables/{new}/seats", json={"seat": 2})
+    assert taken.status_code == 409 and taken.json()["code"] == "seat_reserved"
+    nobody = cid.http.post(f"/api/tables/{new}/rematch/accept")
+    assert nobody.status_code == 404 and nobody.json()["code"] == "no_reservation"
+    # A bot only keeps its seat: a person who asks for a seat takes the last bot's (D-R1).
+    took = cid.http.post(f"/api/tables/{new}/seats", json={})
+    assert took.status_code == 200 and took.json()["seat"] == 5, took.text
+    assert {s["seat"]: (s["kind"], s["name"]) for s in took.json()["table"]["seats"]}[5] == \
+        ("person", "Cid")
+    assert took.json()["table"]["previous"] == old
+    bot = ann.http.post(f"/api/tables/{new}/bots", json={"kind": "heuristic", "seat": 3})
+    assert bot.status_code == 409 and bot.json()["code"] == "seat_reserved"
+    unstarted = ann.http.post(f"/api/tables/{new}/start")
+    assert unstarted.status_code == 409 and unstarted.json()["params"]["seats"] == [2, 3]
+    # Outside a rematch, a bot's seat is taken (the host frees it first): unchanged.
+    plain = ann.create(seats=5)["id"]
+    ann.bots(plain, 5)
+    kept_bot = cid.http.post(f"/api/tables/{plain}/seats", json={"seat": 1})
+    assert kept_bot.status_code == 409 and kept_bot.json()["code"] == "seat_taken"
+
+    # The program accepts with its old seat token, and gets a token for its new seat only.
+    program = httpx.Client(base_url=server.url, headers={
+        "Authorization": f"Bearer {old_token}"}, timeout=10)
+    accepted = program.post(f"/api/tables/{new}/rematch/accept")
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json()["seat"] == 3
+    new_token = accepted.json()["token"]
+    assert new_token != old_token
+    assert close_code(server, f"/ws/tables/{old}",
+                      headers={"Authorization": f"Bearer {new_token}"}) == 4403
+    assert close_code(server, f"/ws/tables/{new}",
+                      headers={"Authorization": f"Bearer {old_token}"}) == 4403
+    again = program.post(f"/api/tables/{new}/rematch/accept")  # a lost answer, asked again
+    assert again.status_code == 200 and again.json()["seat"] == 3
+    elsewhere = cid.create(seats=5)["id"]
+    other = program.post(f"/api/tables/{elsewhere}/rematch/accept")
+    assert other.status_code == 403 and other.json()["code"] == "token_elsewhere"
+
+    # Bob declines: his seat is free for anyone at once, and Cid takes it.
+    declined = bob.http.post(f"/api/tables/{new}/rematch/decline")
+    assert declined.status_code == 200
+    assert {s["seat"]: s["kind"] for s in declined.json()["table"]["seats"]}[2] is None
+    assert cid.sit(new, 2) == 2  # Cid moves from the bot's old seat to Bob's
+    ann.bots(new, 1)  # and the host seats a bot where Cid was
+
+    # The series: game 1 finished (who won it, as its end screen says), game 2 open.
+    end = ann.http.get(f"/api/tables/{old}/summary").json()
+    series = ann.http.get(f"/api/tables/{new}/series").json()
+    assert [(g["number"], g["table"], g["status"]) for g in series["games"]] == \
+        [(1, old, "finished"), (2, new, "open")]
+    assert series["teams"] == {end["winner"]: 1}
+    names = {s["seat"]: s["name"] for s in ann.http.get(f"/api/tables/{old}").json()["seats"]}
+    assert sorted(series["games"][0]["winners"]) == sorted(names[s] for s in end["winners"])
+    wins = {p["name"]: (p["games"], p["wins"]) for p in series["players"]}
+    assert wins["Ann"] == (1, 1 if 1 in end["winners"] else 0)
+    assert [p["name"] for p in series["players"] if p["you"]] == ["Ann"]
+    assert ann.http.get(f"/api/tables/{old}/series").json()["games"] == [
+        {**g, "current": g["table"] == old} for g in series["games"]]
+
+    # The new game: the program plays its seat with its new token; a new deal.
+    started = ann.start(new)
+    assert started["status"] == "running"
+    assert all(s["kind"] != "reserved" for s in started["seats"])
+    late = bob.http.post(f"/api/tables/{new}/rematch/accept")  # declined, and too late
+    assert late.status_code == 409 and late.json()["code"] == "already_started"
+    prog = Player(server, new, new_token)
+    prog.until(lambda p: p.view is not None, 15)
+    assert prog.seat == 3 and prog.view is not None and prog.view["role"]
+    second = [Player(server, new, t) for t in (ann.token, cid.token)] + [prog]
+    play_to_the_end(second)
+    records = [ann.http.get(f"/api/tables/{t}/record").json() for t in (old, new)]
+    assert records[0]["seed"] != records[1]["seed"]  # a new deal, from a new seed
+    assert [r["players"][2] for r in records] == ["Prog", "Prog"]
+    after = cid.http.get(f"/api/tables/{old}/series").json()
+    assert [g["status"] for g in after["games"]] == ["finished", "finished"]
+    assert sum(after["teams"].values()) == 2
+    wins = {p["name"]: p for p in after["players"]}
+    assert wins["Prog"]["games"] == 2 and wins["Cid"]["games"] == 1 and wins["Cid"]["you"]
+    for p in players + second:
+        p.close()
+    program.close()
+
+
+def test_a_kept_seat_falls_free_when_its_time_is_up_D_R1() -> None:
+    """The seat a rematch keeps is kept for its player alone until `until`, then free."""
+    now = time.time()
+    kept = {2: Reservation("bob", "person", "Bob", now + 5)}
+    assert held_for_another(kept, 2, "cid") and held_for_another(kept, 2, None)
+    assert not held_for_another(kept, 2, "bob") and not held_for_another(kept, 3, "cid")
+    assert reserved_entry(kept[2], "bob") == {"kind": "reserved", "name": "Bob",
+                                              "until": now + 5, "for_you": True}
+    gone = {2: Reservation("bob", "person", "Bob", now - 1)}
+    assert not held_for_another(gone, 2, "cid") and reserved_entry(gone[2], "bob") == {}
+
+
+def test_a_private_games_rematch_keeps_its_invite_and_survives_a_restart(
+        tmp_path: Path) -> None:
+    with running_server("sqlite", tmp_path) as server:
+        ann, bob, eve = (Guest(server.url, n) for n in ("Ann", "Bob", "Eve"))
+        table = ann.create(seats=5, day_seconds=60, night_seconds=30, private=True)
+        old, invite = table["id"], table["invite"]
+        ann.sit(old)
+        bob.sit(old, invite=invite)
+        ann.bots(old, 3)
+        ann.start(old)
+        players = [Player(server, old, t) for t in (ann.token, bob.token)]
+        play_to_the_end(players)
+        new = ann.http.post(f"/api/tables/{old}/rematch").json()["table"]["id"]
+        players[1].until(lambda q: any(m["type"] == "rematch" for m in q.messages), 10)
+        frame = next(m for m in players[1].messages if m["type"] == "rematch")
+        assert frame["invite"] == invite  # the rematch keeps the invite link
+        for p in players:
+            p.close()
+        server.kill()
+        server.start()
+        assert ann.http.get(f"/api/tables/{old}").json()["rematch"] == new
+        # Private: without the invite the new table does not exist for Eve (404); Bob, for
+        # whom a seat is kept, sees it and joins without it (the frame's invite is a courtesy).
+        assert eve.http.get(f"/api/tables/{new}").status_code == 404
+        assert eve.http.post(f"/api/tables/{new}/rematch/accept").status_code == 404
+        seats = {s["seat"]: s for s in bob.http.get(f"/api/tables/{new}").json()["seats"]}
+        assert seats[2]["kind"] == "reserved" and seats[2]["for_you"]
+        assert "invite" not in bob.http.get(f"/api/tables/{new}").json()
+        joined = bob.http.post(f"/api/tables/{new}/rematch/accept")
+        assert joined.status_code == 200 and joined.json()["seat"] == 2
+
+
+def test_who_may_propose_the_host_at_once_a_seats_holder_after_a_minute_D_R1() -> None:
+    """The host first; once `HOST_FIRST_SECONDS` have gone by since the end, anyone who held
+    a seat at the end (a group whose host went to bed goes on); a spectator never."""
+    from types import SimpleNamespace
+
+    from trusis.server.errors import LobbyError
+    from trusis.server.rematch import HOST_FIRST_SECONDS, may_propose
+    from trusis.server.store import Player
+
+    end = 1_000_000.0
+    room = SimpleNamespace(status="finished", host_id="ann",
+                           table=SimpleNamespace(record=SimpleNamespace(times=[end - 5, end])),
+                           seat_of=lambda pid: {"ann": 1, "bob": 2}.get(pid))
+    ann, bob, eve = (Player(i, i.title(), "guest") for i in ("ann", "bob", "eve"))
+    may_propose(room, ann, end + 1)  # type: ignore[arg-type]
+    with pytest.raises(LobbyError) as early:
+        may_propose(room, bob, end + 1)  # type: ignore[arg-type]
+    assert early.value.code == "host_first" and early.value.params["seconds"] == 60
+    may_propose(room, bob, end + HOST_FIRST_SECONDS + 0.1)  # type: ignore[arg-type]
+    with pytest.raises(LobbyError) as watcher:
+        may_propose(room, eve, end + 3600)  # type: ignore[arg-type]
+    assert watcher.value.code == "not_host"
+    room.status = "running"
+    with pytest.raises(LobbyError) as running:
+        may_propose(room, ann, end + 1)  # type: ignore[arg-type]
+    assert running.value.code == "not_finished"
