@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from a11y_support import axe_problems
 from test_server_return import finished_with_a_takeover
 from test_web_support import (
     DESKTOP,
@@ -46,9 +47,10 @@ def browser() -> Iterator[object]:
 
 
 def table_with_bob(server, browser, size: dict[str, int]) -> tuple[Watched, Watched, str]:
-    """Ann hosts (desktop) at seat 1, Bob (at `size`) at seat 2, three bots; started."""
-    ann = Watched(browser.new_context(viewport=DESKTOP, locale="en-GB"))
-    bob = Watched(browser.new_context(viewport=size, locale="en-GB"))
+    """Ann hosts at seat 1, Bob at seat 2 (both at `size`), three bots; started."""
+    # bypass_csp: axe-core is added to the page as a script (a11y_support.py).
+    ann = Watched(browser.new_context(viewport=size, locale="en-GB", bypass_csp=True))
+    bob = Watched(browser.new_context(viewport=size, locale="en-GB", bypass_csp=True))
     sign_in(ann.page, server.url, "Ann")
     ann.page.locator("#ct-grace").fill(str(GRACE))
     table_id = create_table(ann.page, 5, day_seconds=600)
@@ -127,11 +129,13 @@ def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser
         bob.page.locator(".table-away .card", has_text="You left this game").wait_for()
         assert bob.page.locator(".seat.is-me.is-left").count() == 1
         shot(bob.page, f"return-left-{size}")
+        assert not axe_problems(bob.page, "the notice of a seat left on purpose")
 
         ann.page.locator('.departed[data-seat="2"] .btn-link').click()
         url = ann.page.locator('.departed[data-seat="2"] .claim-url').input_value()
         assert f"/t/{table_id}#claim=" in url
         shot(ann.page, f"return-host-link-{size}")
+        assert not axe_problems(ann.page, "the host's link to a departed seat")
 
         bob.page.goto(url)  # the page claims the seat by itself
         bob.page.locator(".seat.is-me:not(.is-left)").wait_for()
