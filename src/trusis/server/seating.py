@@ -244,16 +244,11 @@ class Seating:
         (D28)."""
         if room.table is None or not room.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
+        # Asked by the WebSocket endpoint only (ws.py), which then simply connects: the
+        # refusal never reaches a client, and `yours_away` tells the page why (D28).
         seat = returnable(room, player.id)
-        if seat is None:
-            mine = [n for n, s in room.seats.items() if s.player_id == player.id]
-            if mine and mine[0] in room.quit:
-                raise LobbyError(403, "left_on_purpose", "you left this game: only the "
-                                 "host can let you back, with a link to your seat",
-                                 seat=mine[0])
-            raise LobbyError(409, "nothing_to_return", "you have no seat to come back to "
-                             "at this table")
-        if not await hand_to_person(room, seat, player.id, player.name, _kind_of(player)):
+        if seat is None or not await hand_to_person(room, seat, player.id, player.name,
+                                                    _kind_of(player)):
             raise LobbyError(409, "nothing_to_return", "you have no seat to come back to "
                              "at this table")
         return seat

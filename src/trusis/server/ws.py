@@ -90,8 +90,8 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     if refused is not None:
         await _turn_away(websocket, 4429, refused)
         return
-    if returnable(room, owner.player.id) is not None and (
-            owner.seat is None or returnable(room, owner.player.id) == owner.seat):
+    back = returnable(room, owner.player.id)  # a program's token: for its own seat only
+    if back is not None and owner.seat in (None, back):
         with contextlib.suppress(LobbyError):  # D26: back in your seat, before `welcome`
             await hub.return_seat(room, owner.player)
     try:
