@@ -70,6 +70,7 @@ def test_R53_D26_D27_a_program_seat_comes_back_from_its_bot(server: ServerProces
     assert info["seats"][1]["kind"] == "bot" and info["seats"][1]["departed"] is True
     back = Conn(server, tid, token).open()
     assert back.seat == 2 and back.role == role and not back.me["bot"]
+    assert next(m for m in back.messages if m["type"] == "welcome").get("returned") is True
     assert any(e.get("code") == "whispered" or "psst" in str(e) for e in back.events), \
         back.events
     watcher.until(lambda c: "returned" in codes(c), 10)

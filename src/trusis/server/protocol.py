@@ -122,6 +122,7 @@ class Welcome(_Out):
     seat: int | None
     you: dict[str, Any]
     table: dict[str, Any]
+    returned: bool = False  # its seat was given back just now (D26)
 
 
 class Snapshot(_Out):

@@ -91,17 +91,20 @@ async def play(websocket: WebSocket, table_id: str) -> None:
         await _turn_away(websocket, 4429, refused)
         return
     back = returnable(room, owner.player.id)  # a program's token: for its own seat only
+    returned = False
     if back is not None and owner.seat in (None, back):
         with contextlib.suppress(LobbyError):  # D26: back in your seat, before `welcome`
-            await hub.return_seat(room, owner.player)
+            returned = await hub.return_seat(room, owner.player) == back
     try:
-        await _session(websocket, hub, room, owner)
+        await _session(websocket, hub, room, owner, returned)
     finally:
         counts.socket_closed(table_id, owner.player.id, address)
 
 
-async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner) -> None:
-    """One connection, from its `hello` to its close."""
+async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner,
+                   returned: bool = False) -> None:
+    """One connection, from its `hello` to its close (`returned`: it took its seat back
+    just now, D26, and `welcome` says so)."""
     app = websocket.app
     await websocket.accept(subprotocol(websocket))
     try:
@@ -122,9 +125,12 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
                     family=owner.family)
     client.start()
     logs.seat.set(client.seat)  # every line logged for this connection names its seat
-    client.send(dumps({"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
-                       "you": {"id": owner.player.id, "name": owner.player.name},
-                       "table": room.info(owner.player.id)}))
+    welcome = {"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
+               "you": {"id": owner.player.id, "name": owner.player.name},
+               "table": room.info(owner.player.id)}
+    if returned and client.seat is not None:
+        welcome["returned"] = True
+    client.send(dumps(welcome))
     try:
         async with room.lock:  # never between an action's apply and its commit (submit):
             room.join(client)  # a snapshot taken there would show what a crash may undo

@@ -158,7 +158,10 @@ export class TableScreen {
   receive(m) {
     const store = this.store;
     switch (m.type) {
-      case "welcome": store.welcome(m); break;
+      case "welcome":
+        store.welcome(m);
+        if (m.returned) banner([t("return.welcome_back")], "info");  // D26: seat, role, messages
+        break;
       case "table": {
         const was = store.table?.status;
         store.setTable(m.table);
@@ -216,8 +219,6 @@ export class TableScreen {
         const body = hasMsg(`card.${e.code}`) ? capital(msg(`card.${e.code}`, e.params)) : eventText(e);
         resultCard(t(`result.${e.code}`), body);
         this.app.alert(eventText(e));
-      } else if (e.code === "returned" && e.params.seat === this.store.seat) {
-        lines.push(t("return.welcome_back"));  // D26: your seat, your role, your messages
       } else if (e.code === "game_over") {
         lines.push(capital(msg("event.game_over", e.params)));
         kind = "info";
