@@ -32,6 +32,14 @@ from test_web_support import (
 pytestmark = needs_chromium
 GRACE = 5
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
+LOCALE = {"desktop": "en-GB", "phone": "fr-FR"}  # Bob: the friend on the phone is French
+WORDS = {
+    "en-GB": {"dialog": "only the host can let you back", "left": "You left this game",
+              "back": "Welcome back", "claimed": "You play seat 2"},
+    "fr-FR": {"dialog": "seul l'hôte peut vous laisser revenir",
+              "left": "Vous avez quitté cette partie", "back": "Bon retour",
+              "claimed": "Vous jouez la place 2"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +54,13 @@ def browser() -> Iterator[object]:
         yield b
 
 
-def table_with_bob(server, browser, size: dict[str, int]) -> tuple[Watched, Watched, str]:
-    """Ann hosts at seat 1, Bob at seat 2 (both at `size`), three bots; started."""
+def table_with_bob(server, browser, size: str) -> tuple[Watched, Watched, str]:
+    """Ann hosts at seat 1, Bob at seat 2 (both at `size`; Bob in his language), three bots;
+    started."""
     # bypass_csp: axe-core is added to the page as a script (a11y_support.py).
-    ann = Watched(browser.new_context(viewport=size, locale="en-GB", bypass_csp=True))
-    bob = Watched(browser.new_context(viewport=size, locale="en-GB", bypass_csp=True))
+    ann = Watched(browser.new_context(viewport=SIZES[size], locale="en-GB", bypass_csp=True))
+    bob = Watched(browser.new_context(viewport=SIZES[size], locale=LOCALE[size],
+                                      bypass_csp=True))
     sign_in(ann.page, server.url, "Ann")
     ann.page.locator("#ct-grace").fill(str(GRACE))
     table_id = create_table(ann.page, 5, day_seconds=600)
@@ -72,7 +82,8 @@ def seat_of_bob(page) -> object:
 @pytest.mark.parametrize("size", SIZES)
 def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, browser,
                                                                     size: str) -> None:
-    ann, bob, table_id = table_with_bob(server, browser, SIZES[size])
+    ann, bob, table_id = table_with_bob(server, browser, size)
+    words = WORDS[LOCALE[size]]
     try:
         role = bob.page.locator(".role-chip").inner_text()
         # After a reload, your own seat is connected (it showed "⚡ disconnected"): on a phone
@@ -104,6 +115,7 @@ def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, brows
         assert me.get_attribute("data-seat") == "2"
         assert bob.page.locator(".role-chip").inner_text() == role
         assert me.locator(".badge-bot").count() == 0
+        bob.page.locator("#banners .banner", has_text=words["back"]).wait_for()
         ann.page.locator(".log", has_text="is back").first.wait_for(state="attached")
         seat_of_bob(ann.page).locator(".badge-bot").wait_for(state="detached")
         bob.page.wait_for_timeout(500)
@@ -117,16 +129,17 @@ def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, brows
 @pytest.mark.parametrize("size", SIZES)
 def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser,
                                                                  size: str) -> None:
-    ann, bob, table_id = table_with_bob(server, browser, SIZES[size])
+    ann, bob, table_id = table_with_bob(server, browser, size)
+    words = WORDS[LOCALE[size]]
     try:
         bob.page.locator(".table-foot .btn-leave").click()  # ⎋ Leave the game
         dialog = bob.page.locator("dialog[open]")
-        assert "only the host can let you back" in dialog.inner_text()
+        assert words["dialog"] in dialog.inner_text()
         shot(bob.page, f"return-leave-dialog-{size}")
         dialog.locator(".btn-danger").click()
-        bob.page.locator(".table-away .card", has_text="You left this game").wait_for()
+        bob.page.locator(".table-away .card", has_text=words["left"]).wait_for()
         bob.page.reload()  # opening the table again does not bring the seat back (D28)
-        bob.page.locator(".table-away .card", has_text="You left this game").wait_for()
+        bob.page.locator(".table-away .card", has_text=words["left"]).wait_for()
         assert bob.page.locator(".seat.is-me.is-left").count() == 1
         shot(bob.page, f"return-left-{size}")
         assert not axe_problems(bob.page, "the notice of a seat left on purpose")
@@ -139,6 +152,7 @@ def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser
 
         bob.page.goto(url)  # the page claims the seat by itself
         bob.page.locator(".seat.is-me:not(.is-left)").wait_for()
+        bob.page.locator("#banners .banner", has_text=words["claimed"]).wait_for()
         assert "#claim" not in bob.page.url  # spent: not left in the address bar
         assert bob.page.locator(".table-away .card").count() == 0
         ann.page.locator(".log", has_text="is back").first.wait_for(state="attached")
