@@ -1,4 +1,4 @@
-"""Do the bots vote out a person who passes at once on Day 1? (issue 21, D42)
+"""Do the bots vote out a person who passes at once on Day 1? (issue 21, D23)
 
 Five seats: one person and four default bots, scheduled exactly as a server table schedules
 them (`trusis.server.botplay.BotPlay` at a human pace, on a simulated clock). The person

@@ -22,8 +22,12 @@ and actions/s of each way, engine/reference (>= 1 means the engine is at least a
 fast as the yardstick) and what the views cost (engine/+views). Then the balance
 lab's speed: heuristic-bot games per second at 10 players
 (trusis.lab.simulate.play_one, one process), on each engine.
+`--against DIR` measures, in the second process instead, the engine of another
+source tree (DIR holds its `trusis` package, e.g. `git archive main src | tar -x`
+then DIR=src): before/after figures of a change in the same run, in rows named
+`against`.
 Usage: python bench/engine.py [--seconds S] [--rounds R] [--lab-games G]
-                              [--compiled DIR | --no-compiled]
+                              [--compiled DIR | --no-compiled | --against DIR]
 """
 
 from __future__ import annotations
@@ -181,14 +185,14 @@ class Worker:
     """This script in a second process importing the compiled build: it measures
     what it is asked, one request at a time, so the runs stay interleaved."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, compiled: bool = True) -> None:
         env = {**os.environ, "PYTHONPATH": str(folder)}
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--worker"], env=env, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         hello = self.ask("hello")
-        if hello != ["compiled (mypyc)"]:
+        if compiled and hello != ["compiled (mypyc)"]:
             raise SystemExit(f"{folder}: the worker runs {hello}, not the compiled engine")
 
     def ask(self, *words: object) -> list[str]:
@@ -247,11 +251,18 @@ def main() -> None:
     parser.add_argument("--compiled", type=Path, default=COMPILED_DIR,
                         help="the compiled build (tools/build_compiled.py), if built")
     parser.add_argument("--no-compiled", action="store_true", help="this process only")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="another source tree's package folder, measured instead")
     args = parser.parse_args()
     check_same_games()
     print(f"engine: {engine_name()} (this process, and the reference)")
     worker = None
-    if args.no_compiled or trusis.rules.compiled():
+    there = "compiled"
+    if args.against is not None:
+        worker = Worker(args.against, compiled=False)
+        there = "against"
+        print(f"engine: against, from {args.against} (a second process)")
+    elif args.no_compiled or trusis.rules.compiled():
         pass
     elif (args.compiled / "trusis" / "rules").is_dir():
         worker = Worker(args.compiled)
@@ -268,8 +279,8 @@ def main() -> None:
             runs = [(mode, mode, False) for mode in MODES]
             if worker is not None:
                 runs += [(f"c {mode}", mode, True) for mode in ("engine", "+views")]
-            for key, mode, there in runs:
-                if there:
+            for key, mode, remote in runs:
+                if remote:
                     assert worker is not None
                     g, a = worker.measure(mode, players, args.seconds)
                 else:
@@ -277,13 +288,13 @@ def main() -> None:
                 best[key] = (max(best[key][0], g), max(best[key][1], a))
         print(row(players, here, best["reference"], best["engine"], best["+views"]))
         if worker is not None:
-            print(row(players, "compiled", best["reference"], best["c engine"],
+            print(row(players, there, best["reference"], best["c engine"],
                       best["c +views"]))
     if args.lab_games:
         rate = lab_rate(10, args.lab_games, args.rounds)
         line = f"balance lab, heuristic bots, 10 players: {rate:,.1f} games/s ({here}"
         if worker is not None:
-            line += f"), {worker.lab_rate(10, args.lab_games, args.rounds):,.1f} (compiled"
+            line += f"), {worker.lab_rate(10, args.lab_games, args.rounds):,.1f} ({there}"
         print(line + "; one process each)")
     if worker is not None:
         worker.close()

@@ -80,6 +80,7 @@ class Agent:
         self.phase: tuple[str, int] | None = None
         self.rematch: dict[str, Any] | None = None  # the `rematch` frame, once proposed
         self.wait_rematch = False  # after the end, stay until the rematch is proposed
+        self.stale: dict[str, Any] | None = None  # the phase of a stale_phase refusal
 
     def log(self, text: str) -> None:
         if not self.quiet:
@@ -108,6 +109,9 @@ class Agent:
                 if command is not None:
                     self.count += 1
                     self.pending = f"agent-{self.count}"
+                    # The phase it was chosen in: the server refuses it as stale_phase
+                    # if that phase is over when it arrives (docs/protocol.md).
+                    command["phase"] = dict(self.view["phase"]) if self.view else None
                     ws.send(json.dumps({"type": "act", "id": self.pending, "action": command}))
         raise SystemExit("the game did not end in time")
 
@@ -127,7 +131,9 @@ class Agent:
                 self.narrate(event)
         elif kind in ("ack", "refused") and message["id"] == self.pending:
             self.pending = None
-            if kind == "refused":
+            if kind == "refused" and message["code"] == "stale_phase":
+                self.stale = message["params"]  # wait for the new phase's view
+            elif kind == "refused":
                 self.log(f"  refused: {message['message']}")
                 self.used.add("*")  # something is off: just pass from now on this phase
         elif kind == "rematch":  # the host proposes to play again, at a new table
@@ -161,7 +167,7 @@ class Agent:
         view = self.view
         if view is None or self.pending is not None or self.seat is None:
             return None
-        if view["status"] != "running":
+        if view["status"] != "running" or view["phase"] == self.stale:
             return None
         me = view["players"][self.seat - 1]
         if not me["alive"] or me["passed"] or me["left"]:

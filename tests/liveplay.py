@@ -77,6 +77,7 @@ class Seated:
         self.whispers: dict[str, tuple[int, int]] = {}  # marker -> (sender, recipient)
         self._count = 0
         self._phase: tuple[str, str, int] | None = None
+        self._stale: dict[str, Any] | None = None  # the phase of a stale_phase refusal
         self._planned = 0
         self._done = 0
         self._whispered = False
@@ -148,6 +149,8 @@ class Seated:
                     self.acked.append(cid)
             if cid == self.pending:
                 self.pending = None
+                if message.get("code") == "stale_phase":  # wait for the new phase's view
+                    self._stale = dict(message["params"])
 
     # -- acting ----------------------------------------------------------------
 
@@ -208,6 +211,11 @@ class Seated:
             return True
         if not me["alive"] or me["passed"] or self._idle:
             return False
+        # Game actions say the phase they were chosen in: one sent again after a restart
+        # that ended the phase is refused as stale_phase (docs/protocol.md), never applied.
+        made_in = dict(view["phase"])
+        if made_in == self._stale:  # refused as stale: this view is behind the game
+            return False
         if self._done < self._planned:
             self._done += 1
             powers = [e for e in view["legal"] if e["do"] in GAME_DOS]
@@ -217,20 +225,21 @@ class Seated:
                 targets = entry.get("targets", [])
                 if rng.random() < self.illegal_rate:  # a refusal must change nothing
                     dead = [p["seat"] for p in view["players"] if not p["alive"]]
-                    self.send(do=do, target=rng.choice([*dead, self.seat]))
+                    self.send(do=do, target=rng.choice([*dead, self.seat]), phase=made_in)
                     return True
                 if entry.get("withdraw") and (not targets or rng.random() < 0.15):
-                    self.send(do=do, target=None)
+                    self.send(do=do, target=None, phase=made_in)
                     return True
                 if targets:
                     target = rng.choice(targets)
                     if do == "illusion":
-                        self.send(do=do, target=target, shown=rng.choice(entry["shown"]))
+                        self.send(do=do, target=target, shown=rng.choice(entry["shown"]),
+                                  phase=made_in)
                     else:
-                        self.send(do=do, target=target)
+                        self.send(do=do, target=target, phase=made_in)
                     return True
         if "pass" in legal:
-            self.send(do="pass")
+            self.send(do="pass", phase=made_in)
             return True
         return False
 
@@ -285,7 +294,8 @@ def action_of(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def sent_fields(action: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in action.items() if v is not None}
+    """What a record keeps of a sent action: its fields but `phase` (a protocol field)."""
+    return {k: v for k, v in action.items() if v is not None and k != "phase"}
 
 
 def loads(frame: str) -> Any:

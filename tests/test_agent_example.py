@@ -85,7 +85,7 @@ def test_the_agent_plays_a_seat_the_host_handed_to_a_program(server: ServerProce
 
 def test_the_agent_accepts_the_hosts_rematch_with_its_seat_token_and_plays_it(
         server: ServerProcess) -> None:
-    """Issue 21 (D-R1): a program seat plays again over the protocol alone — the `rematch`
+    """Issue 21 (D19): a program seat plays again over the protocol alone — the `rematch`
     frame, one accept with its old seat token, the new seat token from the answer."""
     host = Guest(server.url, "Host")
     first = host.create(seats=5, day_seconds=60, night_seconds=30)["id"]

@@ -1,7 +1,7 @@
-"""A person who passes at once on Day 1 without voting is not voted out for it (issue 21, D42).
+"""A person who passes at once on Day 1 without voting is not voted out for it (issue 21, D23).
 
 Five seats, one person and four default bots scheduled as a server schedules them
-(bench/early_pass.py, which prints the figures over 100 games). Before D42 the first vote
+(bench/early_pass.py, which prints the figures over 100 games). Before D23 the first vote
 of the day decided the day: when it landed on the passer — who can no longer vote back or
 change anything — every bot followed and the passer died every time.
 """
@@ -34,6 +34,6 @@ def test_a_seat_that_passed_at_once_is_not_piled_on_by_the_bots() -> None:
     assert died <= 2 * random_seat, (died, random_seat)
     accused = [r for r in results if r.first == r.person]
     assert accused, "no game put the first vote on the passer: the test shows nothing"
-    # A lone accusation of a seat that cannot answer is not followed on a hunch (D42).
+    # A lone accusation of a seat that cannot answer is not followed on a hunch (D23).
     followed = sum(r.killed == r.person for r in accused)
     assert followed * 2 <= len(accused), (followed, len(accused))

@@ -200,7 +200,7 @@ def test_R53_D26_a_seat_a_bot_took_over_goes_back_to_its_player_at_once() -> Non
     seat = view(state, 7)
     assert seat["players"][6]["bot"] is False and seat["players"][6]["left"] is False
     assert seat["role"] == "SWEEPER"
-    assert known(state, 7) == {"7": "SWEEPER", "2": "TRUSIS"}  # what the bot learnt (D27)
+    assert known(state, 7) == {"7": "SWEEPER", "2": "TRUSIS"}  # what the bot learnt (D30)
     act(state, "pass", 7)  # at once: the bot had not passed, so its player plays this phase
 
 
@@ -210,7 +210,7 @@ def test_R53_D26_only_a_seat_a_bot_took_over_can_be_taken_back() -> None:
     act(state, "leave", 7)
     act(state, "replace", 7)
     assert refuse(state, "replace", 7, by="bot").code == "not_left"  # a bot for a bot: no
-    events = act(state, "replace", 7, by="Zed")  # the host's link (D26): a new person
+    events = act(state, "replace", 7, by="Zed")  # the host's link (D29): a new person
     assert [e.code for e in events] == ["replaced"]
 
 

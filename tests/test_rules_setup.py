@@ -95,7 +95,7 @@ def test_R3_custom_every_special_role_once() -> None:
 def test_R3_zero_counts_are_allowed_and_human_is_not_special() -> None:
     state = new_game(NAMES[:5], custom={"TRUSIS": 1, "PRIEST": 0})
     assert sorted(state.roles[1:]) == ["HUMAN"] * 4 + ["TRUSIS"]
-    # HUMAN is a role that a custom set never counts: the seats left over are Humans (D43).
+    # HUMAN is a role that a custom set never counts: the seats left over are Humans (D24).
     assert setup_error(5, custom={"TRUSIS": 1, "HUMAN": 2}).code == "human_in_set"
     assert setup_error(5, custom={"TRUSIS": 1, "WIZARD": 1}).code == "unknown_role"
     assert setup_error(5, custom={"TRUSIS": 1, "PRIEST": -1}).code == "bad_count"

@@ -35,7 +35,7 @@ def test_a_visitor_without_a_name_is_no_error(server: ServerProcess) -> None:
         known = ann.http.get("/api/session").json()["player"]
         assert known == {"id": ann.id, "name": "Ann", "kind": "guest"}
         assert ann.http.get("/api/me").json()["player"] == known
-        assert httpx.get(server.url + "/api/me").status_code == 401  # unchanged (protocol.md)
+        assert httpx.get(server.url + "/api/me").status_code == 401  # unchanged (docs/protocol.md)
     finally:
         ann.close()
 
@@ -43,7 +43,7 @@ def test_a_visitor_without_a_name_is_no_error(server: ServerProcess) -> None:
 @pytest.mark.parametrize("lang", ["en", "fr", "it"])
 def test_human_in_a_custom_set_is_refused_with_the_reason_of_R3(
         server: ServerProcess, lang: str, tmp_path: Path) -> None:
-    """D43: HUMAN is a role, but a custom set never counts it (R3): the refusal says so."""
+    """D24: HUMAN is a role, but a custom set never counts it (R3): the refusal says so."""
     ann = Guest(server.url, "Ann")
     try:
         reply = ann.http.post("/api/tables", json={
@@ -61,8 +61,8 @@ def test_human_in_a_custom_set_is_refused_with_the_reason_of_R3(
 
 
 def test_an_action_chosen_in_a_phase_that_is_over_is_refused(server: ServerProcess) -> None:
-    """D41: an action carrying the phase it was chosen in is refused once that phase is over
-    (`phase_over`), changes nothing, and acts as usual in its own phase."""
+    """D22: an action carrying the phase it was chosen in is refused once that phase is over
+    (`stale_phase`), changes nothing, and acts as usual in its own phase."""
     ann = Guest(server.url, "Ann")
     table = ann.create(seats=5, day_seconds=300, night_seconds=300)
     ann.sit(table["id"])
@@ -73,9 +73,10 @@ def test_an_action_chosen_in_a_phase_that_is_over_is_refused(server: ServerProce
         player.until(lambda p: p.view is not None and p.view["phase"]["kind"] == "day", 15)
         target = player.legal()["vote"]["targets"][0]
         late = player.command(do="vote", target=target, phase={"kind": "night", "number": 1})
-        assert late["type"] == "refused" and late["code"] == "phase_over"
+        assert late["type"] == "refused" and late["code"] == "stale_phase"
         assert late["params"] == {"kind": "night", "number": 1}
-        assert late["message"] == "Night 1 is over: nothing was done"
+        assert late["message"] == ("chosen during Night 1, which has ended: nothing was "
+                                   "applied, choose again")
         player.until(lambda p: True, 0.5)
         assert "vote" not in (player.view or {})["choices"]
         seen = player.command(do="vote", target=target, phase={"kind": "day", "number": 1})

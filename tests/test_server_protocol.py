@@ -711,6 +711,7 @@ def test_malformed_frames_get_an_error_naming_the_field_and_twenty_close_the_con
         server: ServerProcess) -> None:
     tab = people(server, 5)
     bob = tab.conns[2]
+    assert command(bob, do="vote", target=3)["type"] == "ack"  # a vote that must stand
     cases = [
         ("not json", ""),
         ("[1, 2]", ""),
@@ -728,6 +729,12 @@ def test_malformed_frames_get_an_error_naming_the_field_and_twenty_close_the_con
         ('{"type": "act", "id": "a6", "action": {"do": "say", "text": 5}}', "action.text"),
         ('{"type": "act", "id": "a7", "action": {"do": "replace", "by": "Eve"}}', "action.by"),
         ('{"type": "act", "id": "a8", "action": {"do": "pass"}, "extra": 1}', "extra"),
+        # docs/record.md: a power's target must be present (null withdraws, R13), an
+        # illusion's shown unless it withdraws, a say's text; absent is no withdrawal.
+        ('{"type": "act", "id": "a9", "action": {"do": "vote"}}', "action.target"),
+        ('{"type": "act", "id": "a10", "action": {"do": "illusion", "target": 3}}',
+         "action.shown"),
+        ('{"type": "act", "id": "a11", "action": {"do": "say"}}', "action.text"),
         ('{"type": "hello", "protocol": 1}', "type"),
     ]
     before = tab.views()
@@ -742,8 +749,9 @@ def test_malformed_frames_get_an_error_naming_the_field_and_twenty_close_the_con
         if identifier:
             assert error.get("id") == identifier
     assert tab.views() == before
+    assert before[2]["choices"] == {"vote": 3}
     bob.barrier()  # a ping is no malformed frame; the connection still answers
-    assert command(bob, do="vote", target=3)["type"] == "ack"
+    assert command(bob, do="vote", target=4)["type"] == "ack"
     counted = len(cases) - 1  # a second hello is out of place, not malformed
     for _ in range(20 - counted - 1):
         bob.ws.send("{")
@@ -806,9 +814,19 @@ def test_rate_limits_refuse_bursts_and_survive_a_reconnect(server: ServerProcess
 
 
 def test_the_protocol_schema_is_served(server: ServerProcess) -> None:
-    schema = Guest(server.url, "Reader").http.get("/api/protocol.schema.json").json()
+    reader = Guest(server.url, "Reader")
+    schema = reader.http.get("/api/protocol.schema.json").json()
     assert schema["protocol"] == 1
     assert "client_to_server" in schema and "server_to_client" in schema
+    # A power's target is required (docs/record.md; an absent one is no withdrawal, R13).
+    action = schema["client_to_server"]["$defs"]["ActionIn"]
+    assert {"if": {"properties": {"do": {"enum": ["extra_vote", "foresee", "illusion",
+            "kamikaze", "protect", "revive", "sweep", "vote"]}}, "required": ["do"]},
+            "then": {"required": ["target"]}} in action["allOf"]
+    # The view's schema, beside it (rules/formats.py; docs/protocol.md, field by field).
+    view = reader.http.get("/api/view.schema.json").json()
+    assert view["title"] == "trusis-view/1"
+    assert {"legal", "choices", "results", "known", "players"} <= set(view["view"]["properties"])
 
 
 def test_a_finished_game_can_still_be_watched_and_chatted_in(server: ServerProcess) -> None:

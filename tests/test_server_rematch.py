@@ -1,4 +1,4 @@
-"""Play again (issue 21, docs/rules.md D-R1) through a real `trusis serve`: the host
+"""Play again (issue 21, docs/rules.md D19) through a real `trusis serve`: the host
 proposes a rematch of a finished game, the people of that game are told in a `rematch`
 frame and keep their seats for a while, a program accepts with its old seat token and
 gets a new one (for its new seat only), bots keep their seats, and the series counts
@@ -70,7 +70,7 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     bots = {s["seat"]: s for s in ann.http.get(f"/api/tables/{old}").json()["seats"]
             if s["kind"] == "bot"}
 
-    # D-R1: only the host may propose in the first minute after the end.
+    # D19: only the host may propose in the first minute after the end.
     first = bob.http.post(f"/api/tables/{old}/rematch")
     assert first.status_code == 403 and first.json()["code"] == "host_first"
     assert first.json()["params"]["seconds"] > 0
@@ -108,7 +108,7 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     assert taken.status_code == 409 and taken.json()["code"] == "seat_reserved"
     nobody = cid.http.post(f"/api/tables/{new}/rematch/accept")
     assert nobody.status_code == 404 and nobody.json()["code"] == "no_reservation"
-    # A bot only keeps its seat: a person who asks for a seat takes the last bot's (D-R1).
+    # A bot only keeps its seat: a person who asks for a seat takes the last bot's (D19).
     took = cid.http.post(f"/api/tables/{new}/seats", json={})
     assert took.status_code == 200 and took.json()["seat"] == 5, took.text
     assert {s["seat"]: (s["kind"], s["name"]) for s in took.json()["table"]["seats"]}[5] == \

@@ -1,4 +1,4 @@
-"""Play again with two `trusis serve` processes (issue 21, D-R1; docs/deploy.md): the
+"""Play again with two `trusis serve` processes (issue 21, D19; docs/deploy.md): the
 rematch is proposed, accepted and declined through the process that does *not* own the
 finished game, and the clients connected there hear of it and see the kept seats as the
 owner has them."""

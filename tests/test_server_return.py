@@ -1,4 +1,4 @@
-"""Coming back to a seat (R52, R53, D26–D29) through a real server and the documented protocol:
+"""Coming back to a seat (R52, R53, D29–D32) through a real server and the documented protocol:
 the same player — a program with its seat token, or a person — takes back the seat its grace
 period lost, at once, with its role and every private message the seat got meanwhile; nobody
 else can; a player who left on purpose needs the host's link; the game stays in their data."""
@@ -58,7 +58,7 @@ def seat_two(conn: Conn) -> dict[str, Any]:
 
 def test_R53_D26_D27_a_program_seat_comes_back_from_its_bot(server: ServerProcess) -> None:
     """A program whose grace period ran out (R52) reconnects with its seat token: its seat,
-    its role, and the private message the seat got while the bot held it (D27)."""
+    its role, and the private message the seat got while the bot held it (D30)."""
     host, _bob, tid, token = started(server, program=True)
     watcher = Conn(server, tid, host.token).open()
     robo = Conn(server, tid, token).open()
@@ -189,7 +189,7 @@ def test_D26_D28_after_a_restart_who_may_come_back_is_the_same(tmp_path: Path) -
         assert info["seats"][2]["yours_away"] == "left"
         assert bob.http.get(f"/api/tables/{tid}").json()["seats"][1]["yours_away"] == "grace"
         again = Conn(server, tid, carol.token).open()
-        assert again.seat is None  # a bot plays her seat; she watches (D28)
+        assert again.seat is None  # a bot plays her seat; she watches (D31)
         again.close()
         back = Conn(server, tid, bob.token).open()
         assert back.seat == 2 and not back.me["bot"] and back.view is not None

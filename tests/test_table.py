@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from trusis import Action, Table, load_record, replay, view
 from trusis.bots.driver import BotDriver
 from trusis.bots.registry import create_bot
@@ -90,9 +92,13 @@ def test_a_table_rebuilt_from_its_record_has_the_same_streams() -> None:
 def test_two_seats_snapshots_share_no_mutable_data() -> None:
     table = Table(NAMES, seed=3)
     one, two = table.snapshot(1), table.snapshot(2)
-    one["players"][0]["name"] = "changed"
-    one["alive"].append(99)
-    assert two["players"][0]["name"] == "Ann" and 99 not in two["alive"]
+    # What the seats share is read-only (docs/architecture.md, "Views are values").
+    with pytest.raises(TypeError, match="read-only"):
+        one["players"][0]["name"] = "changed"
+    with pytest.raises(TypeError, match="read-only"):
+        one["alive"].append(99)
+    one["seat"] = 99  # the top level is this reader's own
+    assert two["players"][0]["name"] == "Ann" and 99 not in two["alive"] and two["seat"] == 2
     assert table.snapshot(1)["players"][0]["name"] == "Ann"
     events = table.events_after(None, 0)
     for event in events:

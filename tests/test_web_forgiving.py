@@ -1,5 +1,5 @@
 """Forgiving play in the browser (issue 21): a question about an action never outlives the
-phase it was asked in (D41), against a real `trusis serve` in Debian's Chromium.
+phase it was asked in (D22), against a real `trusis serve` in Debian's Chromium.
 
 Five people sit at the table (four of them programs over the WebSocket that pass at once);
 the browser plays whichever seat was dealt the Sweeper (the standard set of five holds one,
@@ -91,7 +91,7 @@ def sent_actions(watched: Watched) -> list[str]:
 
 
 def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> None:
-    """D41, R12: "Pass for this phase?" left open on Day 1 and "Sweep …?" left open on
+    """D22, R12: "Pass for this phase?" left open on Day 1 and "Sweep …?" left open on
     Night 1 close with a note when the timer ends the phase; nothing is sent, and the table
     answers clicks again at once."""
     guests = [Guest(server.url, name) for name in ("Ann", "Bea", "Cid", "Dot", "Eve")]
@@ -169,7 +169,7 @@ def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> N
 
 def test_a_first_visit_is_clean_and_a_long_name_is_told_before_sending(server, browser) -> None:
     """No console error for a visitor with no account (issue 21), and a name past 32
-    characters is said to be too long before anything is sent (D44)."""
+    characters is said to be too long before anything is sent (D25)."""
     for size, label in ((DESKTOP, "desktop"), (PHONE, "phone")):
         context = browser.new_context(viewport=size, locale="en-GB")
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)

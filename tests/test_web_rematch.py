@@ -1,4 +1,4 @@
-"""Play again in real Chromium (issue 21, docs/rules.md D-R1): the host proposes a rematch
+"""Play again in real Chromium (issue 21, docs/rules.md D19): the host proposes a rematch
 on the end screen (1280 px), a French friend on a phone (390 px) joins it with one click, the
 bots keep their seats, the new game starts, and both pages show the series 1–0."""
 
@@ -112,7 +112,7 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         # The friend, on the phone: the offer arrives on the end screen; one click joins.
         join = bob.page.locator(".btn-join")
         join.wait_for()
-        # A watcher with no seat may take a bot's seat, which the bot only keeps (D-R1).
+        # A watcher with no seat may take a bot's seat, which the bot only keeps (D19).
         cid = Watched(browser.new_context(viewport=DESKTOP, locale="en-GB"))
         cid.page.goto(f"{server.url}/t/{new}")
         cid.page.locator("form.name-form input").fill("Cid")

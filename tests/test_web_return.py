@@ -1,4 +1,4 @@
-"""Coming back to a seat in the page (issue 21, "Seats"; R52, R53, D26, D28), in real Chromium at
+"""Coming back to a seat in the page (issue 21, "Seats"; R52, R53, D29, D31), in real Chromium at
 1280 and 390 px: a player whose grace period ran out opens the table again and plays their seat
 (role, log line, no "disconnected" on their own seat after a reload); a player who leaves on
 purpose is told what it means, and comes back through the link the host makes in the page
@@ -109,7 +109,7 @@ def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, brows
         ann.page.locator('.departed[data-seat="2"] .btn-link').wait_for()
         shot(ann.page, f"return-host-departed-{size}")
 
-        bob.page.goto(f"{server.url}/t/{table_id}")  # Bob opens the table again (D26)
+        bob.page.goto(f"{server.url}/t/{table_id}")  # Bob opens the table again (D29)
         me = bob.page.locator(".seat.is-me")
         me.wait_for()
         assert me.get_attribute("data-seat") == "2"
@@ -138,7 +138,7 @@ def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser
         shot(bob.page, f"return-leave-dialog-{size}")
         dialog.locator(".btn-danger").click()
         bob.page.locator(".table-away .card", has_text=words["left"]).wait_for()
-        bob.page.reload()  # opening the table again does not bring the seat back (D28)
+        bob.page.reload()  # opening the table again does not bring the seat back (D31)
         bob.page.locator(".table-away .card", has_text=words["left"]).wait_for()
         assert bob.page.locator(".seat.is-me.is-left").count() == 1
         shot(bob.page, f"return-left-{size}")

@@ -14,15 +14,11 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 from trusis.rules.actions import PASS, SAY, Action
-
-View = dict[str, Any]
-"""What `trusis.view(state, seat)` returns: the seat's whole client snapshot."""
-
-EventData = dict[str, Any]
-"""One event as a client receives it: `{"code", "params"}` (plus its stream `seq`)."""
+from trusis.rules.formats import EventData as EventData  # re-exported: the bot interface
+from trusis.rules.formats import View as View
 
 LANGUAGES: Final = ("en", "fr", "it")
 
@@ -51,7 +47,8 @@ class Bot(ABC):
         # A string seed is hashed with SHA-512 by `random`: stable across runs and
         # processes, and distinct for every (kind, seed, seat).
         self.rng = random.Random(f"{self.kind}:{seed}:{seat}")
-        self.view: View = {}
+        # Empty until the first `observe` (the helpers below read it with .get).
+        self.view: View = cast(View, {})
 
     def observe(self, view: View, events: Sequence[EventData]) -> None:
         """Receive this seat's current view and the events it saw since the last call."""
@@ -65,7 +62,10 @@ class Bot(ABC):
     # -- helpers for subclasses, reading only the view ------------------------
 
     def legal(self, do: str) -> dict[str, Any] | None:
-        """The entry of the view's `legal` list for action `do`, or None if not allowed now."""
+        """The entry of the view's `legal` list for action `do`, or None if not allowed now.
+
+        A copy of the entry; its `targets` and `shown` are read-only (shared by every
+        game in the process: docs/architecture.md, "Views are values")."""
         for entry in self.view.get("legal", ()):
             if entry["do"] == do:
                 return dict(entry)

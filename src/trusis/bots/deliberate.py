@@ -240,7 +240,7 @@ class NormalBot(HeuristicBot):
         for seat, score in scores.items():
             backed = counts.get(seat, 0) / alive
             if seat in mute and counts.get(seat, 0) < lead and not tactics.convinced(b, seat):
-                backed = 0.0  # D42: a lone accusation of a seat that cannot answer is no lead
+                backed = 0.0  # D23: a lone accusation of a seat that cannot answer is no lead
             if b.team == TEAM_HUMAN and not (b.p_trusis(seat) >= 0.75 * b.prior
                                              or b.castaway(seat) > 0):
                 backed = 0.0  # a Human does not join a vote on a seat it believes clear
@@ -253,10 +253,10 @@ class NormalBot(HeuristicBot):
     def _mute(self) -> set[int]:
         """Seats that passed without a vote today: they can no longer answer an accusation
         (vote back, change their vote), so following a lone vote against one is no
-        judgement of it (D42). Passing itself is not evidence either way."""
+        judgement of it (D23). Passing itself is not evidence either way."""
         votes = self.view.get("votes", {})
         return {p["seat"] for p in self.view["players"]
-                if p.get("passed") and str(p["seat"]) not in votes and p["seat"] not in votes}
+                if p.get("passed") and str(p["seat"]) not in votes}
 
     def _bus(self, votes: dict[int, int], seats: list[int]) -> Action | None:
         """A deliberate vote against a doomed team-mate, explained to it first."""

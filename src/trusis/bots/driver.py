@@ -24,11 +24,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from trusis.bots.base import Bot, View
+from trusis.bots.base import Bot
 from trusis.rules.actions import LEAVE, PASS, REPLACE, TIMEOUT, Action
 from trusis.rules.errors import IllegalAction
+from trusis.rules.formats import EventData, View
 from trusis.rules.views import view
 from trusis.table.table import Table
 
@@ -72,7 +72,7 @@ class BotDriver:
     _acted_phase: tuple[str, int] = ("", 0)
     _ready: set[int] = field(default_factory=set)  # bots whose pass waits for settle()
 
-    def _news(self, seat: int, seen: View) -> list[dict[str, Any]]:
+    def _news(self, seat: int, seen: View) -> list[EventData]:
         """The events `seat` may see since its last turn, read from the table's stream
         for that seat, so the last one carries the `seq` of the view it comes with."""
         news = self.game.events_after(seat, self._cursor.get(seat, 0))

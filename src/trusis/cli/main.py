@@ -9,10 +9,10 @@ import typer
 
 from trusis.cli.admin import admin
 from trusis.cli.common import echo, json_text, read_record, seat_option
+from trusis.cli.stats import stats_command
 from trusis.lab.cli import simulate_command
 from trusis.play.cli import play_command
 from trusis.server.cli import serve_command
-from trusis.stats.cli import stats_command
 from trusis.table.game import replay
 from trusis.table.result import result_document, result_text
 

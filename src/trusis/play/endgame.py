@@ -13,8 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from trusis.play.journal import Journal
-from trusis.play.screen import View, vote_grid
+from trusis.play.screen import vote_grid
 from trusis.play.text import Texts
+from trusis.rules.formats import View
 from trusis.rules.roles import ROLES
 from trusis.table.record import Record
 
@@ -64,7 +65,7 @@ def stats_tables(record: Record, t: Texts, width: int = 120) -> list[Table]:
     """The end-of-game statistics of `record`, in the player's language, with as many
     players side by side as a terminal `width` columns wide shows without wrapping."""
     from trusis.stats import score  # the stats package loads and checks its declaration
-    from trusis.stats.cli import game_tables
+    from trusis.stats.tables import game_tables
 
     per_table = max(2, min(STATS_COLUMNS, (width - LABEL_WIDTH) // COLUMN_WIDTH))
     return game_tables(score(record), t.lang, (t("stats_game"), t("stats_players")),

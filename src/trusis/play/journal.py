@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.text import Text
 
 from trusis.play.table import TableGame
 from trusis.play.text import Texts, capital
 from trusis.rules.events import Event
+from trusis.rules.formats import ResultEntry
 from trusis.rules.roles import DAY
 
 # How each kind of line looks; colour is never the only mark (docs/ux.md, "Accessibility").
@@ -152,7 +152,7 @@ def _kind(code: str) -> str:
     return "system"
 
 
-def result_fact(result: dict[str, Any], texts: Texts) -> str:
+def result_fact(result: ResultEntry, texts: Texts) -> str:
     """A private result of the view, as the notebook's locked fact reads it."""
     fact = result.get("role") or result.get("result") or ""
     phase = texts.phase(result["phase"]["kind"], result["phase"]["number"])

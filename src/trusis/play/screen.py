@@ -9,7 +9,6 @@ to know. Counts of votes are counts of the *visible* votes of the view.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -19,9 +18,9 @@ from rich.text import Text
 from trusis.play.commands import COMMAND_FOR
 from trusis.play.journal import Journal, result_fact
 from trusis.play.text import Texts
+from trusis.rules.formats import PlayerData, View
 from trusis.rules.roles import DAY, ROLES
 
-View = dict[str, Any]
 Notebook = dict[int, list[str]]
 
 
@@ -34,9 +33,10 @@ def chip(view: View, t: Texts) -> Text:
     return text
 
 
-def _me(view: View) -> dict[str, Any]:
-    player: dict[str, Any] = view["players"][view["seat"] - 1]
-    return player
+def _me(view: View) -> PlayerData:
+    seat = view["seat"]
+    assert seat is not None, "the terminal game plays a seat"
+    return view["players"][seat - 1]
 
 
 def status(view: View, t: Texts) -> Text:
@@ -128,9 +128,11 @@ def choice_parts(view: View, t: Texts) -> list[str]:
     """The seat's own choices this phase (R13), one phrase each."""
     parts = []
     night = view["phase"]["kind"] != DAY
-    for power, value in view.get("choices", {}).items():
+    own = view.get("choices", {})
+    for power, value in own.items():
         if power == "illusion":
-            parts.append(t("choice_illusion", shown=value["shown"], target=value["target"]))
+            illusion = own["illusion"]
+            parts.append(t("choice_illusion", shown=illusion["shown"], target=illusion["target"]))
         elif power in ("swept", "foreseen"):
             parts.append(t(f"choice_{power}"))
         elif power == "vote" and night:
@@ -279,10 +281,10 @@ def notebook_table(view: View, t: Texts, notebook: Notebook) -> Table:
     table.add_column(t("col_facts"))
     table.add_column(t("col_notes"))
     facts: dict[int, list[str]] = {}
-    for result in view["results"]:
+    for result in view.get("results", ()):
         facts.setdefault(result["target"], []).append(result_fact(result, t))
-    for s, fact in view["known"].items():
-        seat = int(s)
+    for key, fact in view["known"].items():
+        seat = int(key)
         if seat != view["seat"] and not facts.get(seat):
             facts.setdefault(seat, []).append(t("fact_known", fact=t.role(fact)))
     for p in view["players"]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -44,6 +43,7 @@ from trusis.play.terminal import Terminal
 from trusis.play.text import Texts, capital, sentence
 from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.errors import IllegalAction
+from trusis.rules.formats import View
 from trusis.rules.roles import ILLUSION, VOTE
 from trusis.rules.views import view
 
@@ -101,7 +101,7 @@ class Session:
             self.say_saved()
             return 130
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> View:
         return view(self.game.state, self.seat)
 
     def active(self) -> bool:

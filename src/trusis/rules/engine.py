@@ -16,6 +16,7 @@ from typing import Any
 from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action, clean_line, clean_name
 from trusis.rules.errors import IllegalAction, SetupError
 from trusis.rules.events import Event
+from trusis.rules.frozen import FrozenList
 from trusis.rules.powers import (
     CHOICES,
     check_actor,
@@ -165,7 +166,7 @@ def _timeout(state: GameState, action: Action, out: list[Event]) -> None:
     for seat in late:
         state.passed[seat] = True
     state.waiting = 0
-    state.emit(out, "timed_out", {"seats": late})
+    state.emit(out, "timed_out", {"seats": FrozenList(late)})  # read-only: every seat reads it
     end_phase(state, out)
 
 
@@ -207,13 +208,13 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
         raise IllegalAction("game_over")
     seat = check_seat(state, action.seat)
     by = "bot" if action.by is None else clean_name(action.by)  # D9, as chat
-    # D26: a seat a bot took over after it departed goes back to a person at once; who
+    # D29: a seat a bot took over after it departed goes back to a person at once; who
     # that may be (the same player, or whom the host's link names) is the server's check.
     if not state.left[seat] and not (state.bots[seat] and by not in (None, "bot")):
         raise IllegalAction("not_left", seat=seat)
     if by is None:
         raise IllegalAction("bad_name")
-    back = by != "bot" and by == state.names[seat]  # the seat's own name: its player is back (D26)
+    back = by != "bot" and by == state.names[seat]  # the seat's own name: its player is back (D29)
     state.left[seat] = False
     state.derive_present()
     state.bots[seat] = by == "bot"

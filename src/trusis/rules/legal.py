@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
+from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.roles import (
     DAY,
     FORESEE,
@@ -43,18 +44,23 @@ class LegalAction:
     def to_dict(self) -> dict[str, object]:
         """The client form: `{"do", "targets", "shown"?, "withdraw"?}`.
 
-        Made once per LegalAction and shared, like the object itself: read-only.
+        Made once per LegalAction and shared, like the object itself (by every game
+        for `pass`, `leave` and a full table's `say`): read-only (frozen.py).
         """
-        if self.client is None:
-            data: dict[str, object] = {"do": self.do}
-            if self.do not in (PASS, LEAVE):
-                data["targets"] = list(self.targets)
-            if self.do == ILLUSION:
-                data["shown"] = list(self.shown)
-            if self.withdraw:
-                data["withdraw"] = True
-            self.client = data
-        return self.client
+        client = self.client
+        if client is None:  # (keywords: no dict made then copied; the keys in this order)
+            do = self.do
+            if do in (PASS, LEAVE):
+                client = FrozenDict(do=do)
+            elif do == ILLUSION:  # always withdrawable (R13, R21)
+                client = FrozenDict(do=do, targets=FrozenList(self.targets),
+                                    shown=FrozenList(self.shown), withdraw=self.withdraw)
+            elif self.withdraw:
+                client = FrozenDict(do=do, targets=FrozenList(self.targets), withdraw=True)
+            else:
+                client = FrozenDict(do=do, targets=FrozenList(self.targets))
+            self.client = client
+        return client
 
 
 _PASS = LegalAction(PASS)  # shared: legal actions are read-only

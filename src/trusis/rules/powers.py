@@ -10,6 +10,7 @@ from __future__ import annotations
 from trusis.rules.actions import Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.events import SEATS, Event
+from trusis.rules.frozen import FrozenDict
 from trusis.rules.resolution import learn
 from trusis.rules.roles import (
     CASTAWAY,
@@ -208,7 +209,7 @@ def foresee(state: GameState, action: Action, out: list[Event]) -> None:
 def _result(state: GameState, out: list[Event], seat: int, code: str, target: int,
             key: str, fact: str) -> None:
     learn(state, seat, target, fact)
-    state.results[seat].append(
-        {"phase": state.phase(), "kind": code, "target": target, key: fact}
-    )
+    state.results[seat].append(FrozenDict(  # read-only: views hand it out as it is
+        {"phase": FrozenDict(state.phase()), "kind": code, "target": target, key: fact}
+    ))
     state.tell(out, (seat,), code, {"target": target, key: fact})

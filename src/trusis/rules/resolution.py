@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from trusis.rules.events import INTERNAL, Event
+from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.roles import (
     DAY,
     GRAVEDIGGER,
@@ -219,9 +220,9 @@ def finish(state: GameState, out: list[Event], winner: str) -> None:
     state.known = [state.known[0], *[roles] * state.n]
     state.memo = {}  # views rebuild what they cached (knowledge, legal actions)
     state.known_views = {}
-    state.emit(out, "game_over", {
-        "winner": winner, "winners": list(state.winners),
-        "roles": {str(s): r for s, r in roles.items()},
+    state.emit(out, "game_over", {  # read-only lists and maps: every seat reads this event
+        "winner": winner, "winners": FrozenList(state.winners),
+        "roles": FrozenDict({str(s): r for s, r in roles.items()}),
     })
 
 
@@ -276,7 +277,7 @@ def _deliver_information(state: GameState, out: list[Event]) -> None:
     """R28: Gravekeepers at nightfall, Gravediggers at dawn; the dead learn nothing."""
     roles = state.roles
     alive = state.alive
-    phase = state.phase()
+    phase = FrozenDict(state.phase())  # shared by every result delivered now: read-only
     if state.kind == NIGHT and state.day_deaths:
         for seat in range(1, state.n + 1):
             if roles[seat] != GRAVEKEEPER or not alive[seat]:
@@ -297,5 +298,6 @@ def _private_result(state: GameState, out: list[Event], seat: int, code: str,
     """Give one seat a private fact: in its knowledge, its results, and an event."""
     learn(state, seat, target, fact)
     key = "result" if code in ("gravekeeper_result", "sweep_result") else "role"
-    state.results[seat].append({"phase": phase, "kind": code, "target": target, key: fact})
+    state.results[seat].append(  # read-only: views hand it out as it is
+        FrozenDict({"phase": phase, "kind": code, "target": target, key: fact}))
     state.tell(out, (seat,), code, {"target": target, key: fact})

@@ -58,7 +58,7 @@ def min_players_for(role: str, count: int) -> int:
 def check_custom_set(players: int, counts: Mapping[str, int]) -> None:
     """R3–R5: a custom set names special roles with counts that fit the table."""
     for role, count in counts.items():
-        if role == HUMAN:  # a role, but never counted: Humans fill the seats left over (R3, D43)
+        if role == HUMAN:  # a role, but never counted: Humans fill the seats left over (R3, D24)
             raise SetupError("human_in_set")
         if not isinstance(role, str) or role not in ROLES:
             raise SetupError("unknown_role", role=_shown(role))

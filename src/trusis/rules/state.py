@@ -12,22 +12,24 @@ import copy
 from typing import Any, Final
 
 from trusis.rules.events import INTERNAL, PUBLIC, SEATS, Event
+from trusis.rules.formats import GameStatus, PhaseKind
+from trusis.rules.frozen import FrozenDict, freeze, thaw
 from trusis.rules.roles import DAY, STANDARD_LIST
 
 # Roles listed in the order they first appear in the standard list (R2), as docs/record.md does.
 COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
 
-RUNNING = "running"
-FINISHED = "finished"
+RUNNING: Final = "running"
+FINISHED: Final = "finished"
 
 
-_COMPOSITIONS: dict[tuple[str, ...], dict[str, int]] = {}  # sorted roles -> composition
+_COMPOSITIONS: dict[tuple[str, ...], FrozenDict[str, int]] = {}  # sorted roles -> composition
 
 
-def _composition(roles: list[str]) -> dict[str, int]:
+def _composition(roles: list[str]) -> FrozenDict[str, int]:
     """How many of each role (public, docs/record.md), in the order of R2's list.
 
-    Shared between the games dealt the same roles: read-only (views copy it).
+    Shared between the games dealt the same roles, and by their views: read-only.
     """
     key = tuple(sorted(roles))
     composition = _COMPOSITIONS.get(key)
@@ -35,7 +37,7 @@ def _composition(roles: list[str]) -> dict[str, int]:
         counts = dict.fromkeys(COMPOSITION_ORDER, 0)
         for role in roles:
             counts[role] += 1
-        composition = {r: c for r, c in counts.items() if c}
+        composition = FrozenDict({r: c for r, c in counts.items() if c})
         if len(_COMPOSITIONS) >= 4096:  # custom sets are many: keep the cache bounded
             _COMPOSITIONS.clear()
         _COMPOSITIONS[key] = composition
@@ -58,7 +60,7 @@ SAVED: Final = (
 # Derived from the fields above, kept for speed, never serialised.
 DERIVED: Final = (
     "living", "present", "running", "composition", "others", "recipients", "memo",
-    "chat_lines", "says", "known_views", "history_lines",
+    "chat_lines", "says", "known_views", "history_lines", "player_lines",
 )
 
 
@@ -75,8 +77,8 @@ class GameState:
         self.roles: list[str] = ["", *roles]
         self.seed: int = seed
         self.table_set: dict[str, Any] = table_set or {"standard": True}
-        self.status: str = RUNNING
-        self.kind: str = DAY
+        self.status: GameStatus = RUNNING
+        self.kind: PhaseKind = DAY
         self.number: int = 1
         self.alive: list[bool] = [False] + [True] * n
         self.passed: list[bool] = [True] + [False] * n
@@ -94,6 +96,7 @@ class GameState:
         self.foreseen: set[int] = set()
         # Knowledge: seat -> {seat -> most precise fact} and private results.
         self.known: list[dict[int, str]] = [{}, *[{s: r} for s, r in enumerate(roles, 1)]]
+        # Each result a FrozenDict: views hand them out as they are (frozen.py).
         self.results: list[list[dict[str, Any]]] = [[] for _ in range(n + 1)]
         # Chat: (seq, kind, number, sender, recipient or 0 for everyone, text).
         self.chat: list[tuple[int, str, int, int, int, str]] = []
@@ -115,7 +118,7 @@ class GameState:
         self.living: tuple[int, ...] = seats
         self.present: tuple[int, ...] = seats
         self.running: bool = True
-        self.composition: dict[str, int] = _composition(roles)
+        self.composition: FrozenDict[str, int] = _composition(roles)
         self.others: dict[int, tuple[int, ...]] = {}
         self.recipients: dict[int, tuple[int, ...]] = {}
         self.memo: dict[Any, Any] = {}
@@ -125,12 +128,15 @@ class GameState:
         self.chat_lines: list[tuple[int, int, dict[str, Any]]] = []
         # The history as client data, built once per ended phase (views.py).
         self.history_lines: list[dict[str, Any]] = []
+        # Each seat's `players` entry of the views, by its values (views.py): made once.
+        self.player_lines: dict[tuple[int, str, bool, bool, bool, bool], Any] = {}
 
     def derive(self) -> None:
         """Recompute every derived field (after construction or loading)."""
         self.chat_lines = []
         self.known_views = {}
         self.history_lines = []
+        self.player_lines = {}
         self.composition = _composition(self.roles[1:])
         self.running = self.status == RUNNING
         self.derive_living()
@@ -202,6 +208,8 @@ class GameState:
                 }
             elif name == "known":
                 value = [{str(k): v for k, v in d.items()} for d in value]
+            elif name == "results":
+                value = [[thaw(r) for r in own] for own in value]
             elif name == "chat":
                 value = [list(c) for c in value]
             elif isinstance(value, tuple):
@@ -228,6 +236,8 @@ class GameState:
                 value = {int(k): v for k, v in value.items()}
             elif name == "known":
                 value = [{int(k): v for k, v in d.items()} for d in value]
+            elif name == "results":
+                value = [[freeze(r) for r in own] for own in value]
             elif name == "chat":
                 value = [tuple(c) for c in value]
             elif name == "trusis_seats":

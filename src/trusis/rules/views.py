@@ -9,16 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from trusis.rules.formats import View
+from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.legal import legal_actions
 from trusis.rules.roles import DAY, NIGHT, TEAM_OF, TRUSIS
 from trusis.rules.state import GameState
 
 VIEW_FORMAT = "trusis-view/1"
+_NONE: FrozenDict[str, int] = FrozenDict()  # no votes shown: shared, read-only
+_EMPTY: FrozenList[int] = FrozenList()  # no seats: shared, read-only
 
 
 def composition(state: GameState) -> dict[str, int]:
-    """How many of each role are in the game: public (roles not dealt are left out)."""
-    return dict(state.composition)
+    """How many of each role are in the game: public (roles not dealt are left out).
+
+    Read-only, and shared by every game dealt the same roles (state.py)."""
+    return state.composition
 
 
 def visible_votes(state: GameState, seat: int | None) -> dict[int, int]:
@@ -70,21 +76,22 @@ def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
     """R50: public messages, and private ones this seat sent or received.
 
     Each message becomes a client line once (kept in `state.chat_lines`) and is
-    shared by every view that may show it: treat the lines as read-only.
+    shared by every view that may show it: the lines are read-only (frozen.py).
     """
     lines = state.chat_lines
     for _seq, kind, number, sender, to, text in state.chat[len(lines):]:
         line: dict[str, Any] = {
-            "phase": {"kind": kind, "number": number}, "from": sender, "text": text,
+            "phase": FrozenDict({"kind": kind, "number": number}), "from": sender, "text": text,
         }
         if to:
             line["to"] = to
-        lines.append((sender, to, line))
+        lines.append((sender, to, FrozenDict(line)))
     return [line for sender, to, line in lines if not to or seat == sender or seat == to]
 
 
 def _public_part(state: GameState) -> dict[str, Any]:
-    """The fields every seat sees alike (R11, R20, R30, R40): built once, shared."""
+    """The fields every seat sees alike (R11, R20, R30, R40): built once, shared,
+    so every container in it is read-only (frozen.py)."""
     n = state.n
     alive = state.alive
     passed = state.passed
@@ -95,36 +102,68 @@ def _public_part(state: GameState) -> dict[str, Any]:
     public: dict[str, Any] = {
         "format": VIEW_FORMAT,
         "status": state.status,
-        "phase": {"kind": state.kind, "number": state.number},
+        # (Keywords: FrozenDict({…}) would make a dict and then copy it.)
+        "phase": FrozenDict(kind=state.kind, number=state.number),
         "winner": state.winner,
-        "winners": list(state.winners),
-        "players": [
-            {"seat": s, "name": names[s], "alive": alive[s],
-             "passed": running and alive[s] and passed[s], "left": left[s], "bot": bots[s]}
-            for s in range(1, n + 1)
-        ],
+        "winners": FrozenList(state.winners) if state.winners else _EMPTY,
+        "players": _players(state, n, names, alive, passed, left, bots, running),
         "composition": composition(state),
-        "alive": list(state.living),
-        "passed": [s for s in state.living if passed[s]] if running else [],
+        "alive": _alive(state),
+        "passed": FrozenList([s for s in state.living if passed[s]]) if running else _EMPTY,
         "history": _history(state),
         "quiet_phases": state.quiet,
         # Day votes are public (R20): one map and one tally for every seat.
-        "votes": {},
-        "vote_counts": {},
+        "votes": _NONE,
+        "vote_counts": _NONE,
     }
     if state.kind == DAY:
         public["votes"], public["vote_counts"] = _tallied(visible_votes(state, None))
     return public
 
 
+def _alive(state: GameState) -> list[int]:
+    """The living seats, made once until someone dies or revives (the memo is reset then)."""
+    alive = state.memo.get("alive")
+    if alive is None:
+        alive = state.memo["alive"] = FrozenList(state.living)
+    return alive
+
+
+def _players(state: GameState, n: int, names: list[str], alive: list[bool],
+             passed: list[bool], left: list[bool], bots: list[bool],
+             running: bool) -> list[dict[str, Any]]:
+    """The `players` list: each seat's entry made once for each of its values and kept
+    (`state.player_lines`): an event changes one entry at most, and a frozen dict costs
+    more to make than to find."""
+    lines = state.player_lines
+    out = []
+    for s in range(1, n + 1):
+        name, here, done, gone, bot = names[s], alive[s], running and alive[s] and passed[s], \
+            left[s], bots[s]
+        key = (s, name, here, done, gone, bot)
+        entry = lines.get(key)
+        if entry is None:
+            entry = lines[key] = FrozenDict(seat=s, name=name, alive=here, passed=done,
+                                            left=gone, bot=bot)
+        out.append(entry)
+    return FrozenList(out)
+
+
 def _history(state: GameState) -> list[dict[str, Any]]:
     """The ended phases as client data: each made once (kept in `state.history_lines`,
-    as an ended phase never changes) and shared by every view: read-only."""
+    as an ended phase never changes) and shared by every view: read-only. The list
+    itself is kept too until a phase ends (public parts are rebuilt at every event)."""
     lines = state.history_lines
+    cached = state.memo.get("history")
+    if cached is not None and len(cached) == len(state.history):
+        return cached  # type: ignore[no-any-return]
     for h in state.history[len(lines):]:
-        lines.append({"phase": dict(h["phase"]), "vote_killed": h["vote_killed"],
-                      "died": list(h["died"]), "revived": list(h["revived"])})
-    return list(lines)
+        lines.append(FrozenDict({
+            "phase": FrozenDict(h["phase"]), "vote_killed": h["vote_killed"],
+            "died": FrozenList(h["died"]), "revived": FrozenList(h["revived"]),
+        }))
+    history = state.memo["history"] = FrozenList(lines)
+    return history
 
 
 def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -134,17 +173,15 @@ def _tallied(votes: dict[int, int]) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for target in votes.values():
         counts[str(target)] = counts.get(str(target), 0) + 1
-    return {str(k): v for k, v in votes.items()}, counts
+    return FrozenDict({str(k): v for k, v in votes.items()}), FrozenDict(counts)
 
 
 def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
-               chat: bool = True) -> dict[str, Any]:
+               chat: bool = True) -> View:
     """Add to the shared fields what this one seat may see, field by field."""
-    data = dict(public)
+    data: Any = dict(public)  # a View once complete (typed as Any: no cast to pay for)
     data["seat"] = seat
-    data["seq"] = (  # this seat's own numbering (events.py): state.stream_position
-        state.public_count if seat is None else state.public_count + state.private_count[seat]
-    )
+    data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
     if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
         data["votes"], data["vote_counts"] = _tallied(visible_votes(state, seat))  # R24
     if chat:
@@ -154,33 +191,38 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
             {} if state.running else {str(s): state.roles[s] for s in range(1, state.n + 1)}
         )
         data["legal"] = []
-        return data
+        return data  # type: ignore[no-any-return]  # (a spectator's: every key it has)
     role = state.roles[seat]
     data["role"] = role
     data["team"] = TEAM_OF[role]
     known = state.known_views.get(seat)
     if known is None:  # rebuilt only after the seat learns something (resolution.learn)
-        known = state.known_views[seat] = {
+        known = state.known_views[seat] = FrozenDict({
             str(s): f for s, f in sorted(state.known[seat].items())
-        }
+        })
     data["known"] = known
     data["choices"] = own_choices(state, seat)
+    # The state's own results, read-only since the engine made them (R27, R28: the
+    # Gravekeepers of one nightfall share a phase dict).
     data["results"] = list(state.results[seat])
     data["legal"] = [  # each LegalAction keeps its client form once made
         legal.client if legal.client is not None else legal.to_dict()
         for legal in legal_actions(state, seat)
     ]
-    return data
+    return data  # type: ignore[no-any-return]  # (complete: every key of View is set)
 
 
-def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any]:
+def view(state: GameState, seat: int | None, chat: bool = True) -> View:
     """Everything `seat` may know now; `None` gives the public (spectator) view.
 
     `chat=False` leaves out the chat lines, for a client that already has them from
     the `said` and `whispered` events of its stream (the server's live updates).
 
-    The public part is reused while no event has happened (bots ask for a view
-    every turn), so treat views as read-only: serialise them, don't edit them.
+    A value (docs/architecture.md, "Views are values"): the top-level dict and the
+    `legal`, `chat` and `choices` containers are made for this call; everything else
+    is shared — the public part is reused while no event has happened (bots ask for
+    a view every turn), lines and results are made once — and read-only, a
+    `FrozenDict` or `FrozenList` (frozen.py) that raises TypeError on any edit.
     Raises ValueError for a seat that is not at the table: a wrong number must
     never reach another seat's lists (a negative index would).
     """
@@ -194,11 +236,11 @@ def view(state: GameState, seat: int | None, chat: bool = True) -> dict[str, Any
     return _seat_part(state, seat, cached[1], chat)
 
 
-def all_views(state: GameState) -> dict[int, dict[str, Any]]:
-    """`view` for every seat at once, as a server sends at a phase change.
+def all_views(state: GameState) -> dict[int, View]:
+    """`view` for every seat at once (the benchmark's model of a phase change).
 
-    The public fields are built once and shared between the seats' views, so
-    treat the result as read-only (serialise it, don't edit it).
+    The public fields are built once and shared between the seats' views,
+    read-only as in `view`.
     """
     public = _public_part(state)
     return {seat: _seat_part(state, seat, public) for seat in range(1, state.n + 1)}

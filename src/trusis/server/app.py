@@ -20,7 +20,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
-from trusis.server import chatcap, deps, lobby, logs, metrics, people, rematch_api, sessions, ws
+from trusis.server import (
+    chatcap,
+    deps,
+    lobby,
+    logs,
+    metrics,
+    metrics_live,
+    people,
+    rematch_api,
+    sessions,
+    ws,
+)
 from trusis.server.accounts import Accounts
 from trusis.server.address import client_address
 from trusis.server.balance import Balance
@@ -34,8 +45,9 @@ from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
 from trusis.server.options import TableOptions
-from trusis.server.protocol import schema
+from trusis.server.protocol import schema, view_schema
 from trusis.server.quota import Quota
+from trusis.server.revocation import Sessions
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Store
 from trusis.stats.display import _words
@@ -102,13 +114,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.identity = Identity(store, settings.secret, settings.secure_cookies,
                                       settings.token_days)
         app.state.accounts = Accounts(store, app.state.identity)
-        app.state.sessions = sessions.Sessions(store, hub)
+        app.state.sessions = Sessions(store, hub)
         app.state.balance = Balance(settings.balance_games, settings.limits)
         app.state.quota = Quota(settings.limits, hub)
         chatcap.LIMITS = settings.limits
         app.state.ends = EndCache(settings.limits.summaries_cached)
         if settings.metrics_port is not None or settings.metrics_token:
-            app.state.figures = metrics.start(hub, store, app.state.lag)
+            app.state.figures = metrics_live.start(hub, store, app.state.lag)
         await hub.restore()
         app.state.quota.start()
         # What start-up built lives as long as the process: keep it out of the collector's
@@ -170,6 +182,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def protocol_schema() -> dict[str, Any]:
         """The JSON Schema of every WebSocket message, generated from the models."""
         return schema()
+
+    @app.get("/api/view.schema.json")
+    async def view_schema_json() -> dict[str, Any]:
+        """The JSON Schema of a seat's view and of an event (rules/formats.py)."""
+        return view_schema()
 
     @app.get("/api/i18n/{lang}")
     async def i18n(lang: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket
 
+from trusis.rules.formats import EventData
 from trusis.server import metrics
 
 QUEUE_LIMIT = 500
@@ -35,7 +36,7 @@ class Events:
     (so nothing of the game state is kept), merged with the next one while it waits."""
 
     seq: int
-    events: list[dict[str, Any]]
+    events: list[EventData]
     view: bytes
     clock: dict[str, Any]
 
@@ -87,7 +88,7 @@ class Client:
         self.queued_at.append(time.perf_counter())
         self.ready.set()
 
-    def send_events(self, seq: int, events: list[dict[str, Any]], view: bytes,
+    def send_events(self, seq: int, events: list[EventData], view: bytes,
                     clock: dict[str, Any]) -> None:
         """Queue an `events` message, or fold it into the one still waiting last."""
         last = self.queue[-1] if self.queue else None

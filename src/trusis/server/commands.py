@@ -89,8 +89,8 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
         return reply  # not remembered: the same id may be tried again once the budget allows
     else:
         action = Action(given.do, seat, given.target, given.shown, given.text, given.to)
-        seen = (given.phase.kind, given.phase.number) if given.phase is not None else None
-        outcome = await room.submit(action, player_id, client_id, seen)
+        made_in = None if given.phase is None else (given.phase.kind, given.phase.number)
+        outcome = await room.submit(action, player_id, client_id, made_in)
         if outcome.refusal is None:
             reply = {"type": "ack", "id": client_id}
         else:

@@ -16,7 +16,7 @@ from trusis.server.identity import Identity
 from trusis.server.store import Store
 
 if TYPE_CHECKING:
-    from trusis.server.sessions import Sessions
+    from trusis.server.revocation import Sessions
 
 
 def hub(connection: HTTPConnection) -> Hub:

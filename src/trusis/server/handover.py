@@ -7,7 +7,7 @@ room's seats, the store and every connected client follow (`Room.reseat`): the
 one who held it now watches. Every claim code of the seat dies with it.
 
 A seat a bot took over stays its player's (`Seat.player_id`): the same player
-takes it back at once when they return (D26), and keeps the game (D29).
+takes it back at once when they return (D29), and keeps the game (D32).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         owner = held.player_id if held is not None else None
         if owner is not None:
             room.former.add(owner)
-        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D26)
+        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D29)
         await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
         async with room.lock:  # a snapshot never shows an action still being stored
             room.reseat()  # the person now watches; the seat is the bot's
@@ -62,7 +62,7 @@ def departed(room: Room, seat: int) -> bool:
 async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
                          kind: str = "person") -> bool:
     """R53: a person (or a program) takes a departed seat, with all it knew: a new one
-    through the host's link, or its own player coming back (D26). Never a seat that has
+    through the host's link, or its own player coming back (D29). Never a seat that has
     not left (only disconnected: its player may come back; D18): False then."""
     table = room.table
     assert table is not None
@@ -89,8 +89,8 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
 
 
 def returnable(room: Room, player_id: str) -> int | None:
-    """The departed seat `player_id` gets back by coming back (D26): theirs, left by its
-    grace period running out (not on purpose: D28), while the game runs."""
+    """The departed seat `player_id` gets back by coming back (D29): theirs, left by its
+    grace period running out (not on purpose: D31), while the game runs."""
     table = room.table
     if table is None or not table.state.running:
         return None
@@ -111,8 +111,8 @@ def handed_over(room: Room) -> set[int]:
 def hand_facts(room: Room, seat: int, mine: bool, taken_over: set[int]) -> dict[str, Any]:
     """What the lobby's table tells of a seat's hands: `taken_over` (a bot only since a
     `replace`: the replay marks when), `departed` (public, R52: the host may link it, R53)
-    and, for its own player, `yours_away` — "grace" comes back on opening the table (D26),
-    "left" only through the host's link (D28)."""
+    and, for its own player, `yours_away` — "grace" comes back on opening the table (D29),
+    "left" only through the host's link (D31)."""
     facts: dict[str, Any] = {}
     held = room.seats[seat]
     if seat in taken_over and held.kind == "bot":

@@ -165,7 +165,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             (invite is not None and secrets.compare_digest(invite, room.invite))
             or player_id == room.host_id
             or (player_id is not None and any(s.player_id == player_id
-                                              for s in room.seats.values()))  # D26
+                                              for s in room.seats.values()))  # D29
             or (player_id is not None and kept_for(room, player_id))  # a rematch's seat
         ):
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
@@ -286,7 +286,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         """Keep the game in its players' history and rate the registered ones."""
         assert room.table is not None
         holders = {n: s.player_id for n, s in room.seats.items()
-                   if s.player_id is not None}  # a bot's seat too: its player's game (D29)
+                   if s.player_id is not None}  # a bot's seat too: its player's game (D32)
         row = await self.store.table_row(room.id)
         assert row is not None
         record = record_of(row, await self.store.action_rows(room.id))

@@ -26,7 +26,7 @@ from trusis.server.names import player_name
 from trusis.server.store import Player, Store, TokenOwner, new_id
 
 REMATCH_ANSWER = re.compile(r"/api/tables/[A-Za-z0-9_-]{1,64}/rematch/(?:accept|decline)")
-"""What a seat token may answer besides its own table: the rematch of that table (D-R1)."""
+"""What a seat token may answer besides its own table: the rematch of that table (D19)."""
 COOKIE = "trusis_session"
 NAME_LIMIT = 32
 SUBPROTOCOL = "trusis"

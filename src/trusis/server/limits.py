@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 
 from trusis.server.errors import LobbyError
 from trusis.server.ratelimit import Bucket
+from trusis.server.seat import RoomStatus
 
 ENV_PREFIX = "TRUSIS_LIMIT_"
 KEYS_KEPT = 100_000
@@ -76,7 +77,7 @@ class Limits:
         setattr(self, name, value)
 
 
-EXPIRED = "expired"
+EXPIRED: RoomStatus = "expired"
 """The stored status of an open table closed because nobody was at it (quota.py)."""
 
 

@@ -5,16 +5,17 @@ how many people play here and how busy the server is, which is nobody else's bus
 
 Two kinds of figure. What the process already knows at any moment (tables, connections,
 queues, the loop's lag, leases) is read when Prometheus scrapes (`Live`), so the game's
-code pays nothing for it. What happens (actions stored, acknowledgements, frames sent,
-commits, rate-limit refusals) is counted where it happens, through `FIGURES`: None while
-metrics are off, so that each of those places costs one test of a global then.
+code pays nothing for it (metrics_live.py: it reads the hub, so it stays out of this
+module, which the game's own modules import). What happens (actions stored,
+acknowledgements, frames sent, commits, rate-limit refusals) is counted where it happens,
+through `FIGURES`: None while metrics are off, so that each of those places costs one
+test of a global then.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -23,17 +24,10 @@ from prometheus_client import (
     Histogram,
     disable_created_metrics,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
-from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
-
-if TYPE_CHECKING:
-    from trusis.server.hub import Hub
-    from trusis.server.lag import LoopLag
-    from trusis.server.store import Store
 
 RateLimit = Literal["command", "chat", "login"]
 
@@ -82,67 +76,6 @@ FIGURES: Figures | None = None
 """The running server's figures, or None while metrics are off (the places that count
 test it). One server per process; tests that build several apps in one process see the
 last one's."""
-
-
-class Live(Collector):
-    """The figures read at scrape time from the hub, the store and the loop-lag probe.
-    Prometheus scrapes through the app itself, on the event loop: nothing here races
-    with the rooms it reads."""
-
-    def __init__(self, hub: Hub, store: Store, lag: LoopLag) -> None:
-        self.hub = hub
-        self.store = store
-        self.lag = lag
-
-    def collect(self) -> Iterator[Metric]:
-        rooms = list(self.hub.rooms.values())
-        tables = GaugeMetricFamily("trusis_tables", "Tables held by this process (owned, "
-                                   "with several processes), by status.", labels=["status"])
-        for status in ("open", "running"):
-            tables.add_metric([status], sum(1 for r in rooms if r.owned and r.status == status))
-        yield tables
-        clients = [c for r in rooms for c in r.clients]
-        connections = GaugeMetricFamily("trusis_connections", "WebSocket connections, by "
-                                        "seated player or spectator.", labels=["kind"])
-        connections.add_metric(["seat"], sum(1 for c in clients if c.seat is not None))
-        connections.add_metric(["spectator"], sum(1 for c in clients if c.seat is None))
-        yield connections
-        yield GaugeMetricFamily("trusis_players_connected", "Distinct players with at least "
-                                "one connection here.", len({c.player_id for c in clients}))
-        yield GaugeMetricFamily("trusis_loop_lag_worst_seconds", "The event loop's worst "
-                                "delay of the last 10 seconds.", self.lag.worst_ms() / 1000)
-        yield GaugeMetricFamily("trusis_commit_queue", "Actions waiting for the next group "
-                                "commit.", self.store.queued())
-        yield GaugeMetricFamily("trusis_send_queue", "Messages waiting in every client's send "
-                                "queue.", sum(len(c.queue) for c in clients))
-        yield GaugeMetricFamily("trusis_send_queue_longest", "The longest client send queue "
-                                "(a client is dropped at 500).",
-                                max((len(c.queue) for c in clients), default=0))
-        node = self.hub.cluster
-        if node is None:
-            return
-        yield GaugeMetricFamily("trusis_leases_owned", "Games whose lease this process holds.",
-                                sum(1 for r in rooms if r.owned))
-        yield GaugeMetricFamily("trusis_games_followed", "Games another process owns that "
-                                "clients here are at.", sum(1 for r in rooms if not r.owned))
-        yield CounterMetricFamily("trusis_leases_taken_over", "Games taken over from a process "
-                                  "that let its lease expire.", node.taken)
-        yield CounterMetricFamily("trusis_forwarded", "Requests forwarded to another process.",
-                                  node.forward.count)
-        yield CounterMetricFamily("trusis_redis_dropped", "Messages that could not be "
-                                  "published (followers caught up from the database).",
-                                  node.bus.dropped)
-        yield GaugeMetricFamily("trusis_redis_up", "1 while the Redis connection is up.",
-                                1 if node.bus.up else 0)
-
-
-def start(hub: Hub, store: Store, lag: LoopLag) -> Figures:
-    """Count from now on (at start-up, when metrics are on)."""
-    global FIGURES
-    figures = Figures()
-    figures.registry.register(Live(hub, store, lag))
-    FIGURES = figures
-    return figures
 
 
 def stop() -> None:

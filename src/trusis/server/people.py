@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -110,7 +111,7 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
     if body.seat > room.options.seats:
         raise LobbyError(422, "no_such_seat", f"there is no seat {body.seat}", seat=body.seat)
     mine = room.seat_of(player.id)
-    chat: list[Any] = []
+    chat: Sequence[Any] = []
     phase = ""
     if room.table is not None:
         chat = room.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # only what the reporter saw

@@ -2,17 +2,23 @@
 
 Inbound frames are parsed and validated here, so a malformed one gets an
 `error` naming its field and never reaches a game. Outbound messages are built
-by `rooms` from the table's views and streams; their models below exist to
+by `room.py` from the table's views and streams; their models below exist to
 generate the JSON Schema served at `/api/protocol.schema.json` and to check, in
 tests, that what the server sends is what this page promises.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+
+from trusis.rules.actions import SAY, TARGETED
+from trusis.rules.formats import EVENT_PARAMS, EventData, View
+from trusis.rules.roles import ILLUSION
+from trusis.rules.views import VIEW_FORMAT
 
 PROTOCOL = 1
 
@@ -31,16 +37,33 @@ class Hello(_In):
 
 
 class PhaseIn(_In):
-    """A phase as the client saw it (`view.phase`)."""
+    """The phase a command was made in, as the view's `phase` said (docs/protocol.md):
+    a command that arrives in another phase is refused as `stale_phase`."""
 
     kind: Literal["day", "night"]
     number: Annotated[int, Field(ge=1, le=10**6)]
 
 
+_TARGETED: list[JsonValue] = [do for do in sorted(TARGETED)]
+
+
 class ActionIn(_In):
     """One action, as in a record but without `seat`: the connection says whose it is.
-    `phase`, optional, is the phase the player chose it in: once that phase is over the
-    action is refused (`phase_over`) rather than played in one the player never saw (D41)."""
+
+    As in docs/record.md, a power's `target` must be present (`null` withdraws, R13),
+    an illusion's `shown` unless it withdraws, a `say`'s `text`: `parse` checks it,
+    the schema says it (`allOf` below), and the defaults only fill what is optional.
+    """
+
+    model_config = ConfigDict(json_schema_extra={"allOf": [
+        {"if": {"properties": {"do": {"enum": _TARGETED}}, "required": ["do"]},
+         "then": {"required": ["target"]}},
+        {"if": {"properties": {"do": {"const": ILLUSION},
+                               "target": {"type": "integer"}}, "required": ["do", "target"]},
+         "then": {"required": ["shown"]}},
+        {"if": {"properties": {"do": {"const": SAY}}, "required": ["do"]},
+         "then": {"required": ["text"]}},
+    ]})
 
     do: Annotated[str, Field(max_length=20)]
     target: Annotated[int, Field(ge=0, le=1000)] | None = None
@@ -88,7 +111,7 @@ def parse(frame: str | bytes) -> Hello | Act | Ping:
     if "type" not in data:
         raise BadFrame("type", "every message has a type", client_id)
     try:
-        return _inbound.validate_python(data)
+        message = _inbound.validate_python(data)
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"] if p not in ("hello", "act", "ping"))
@@ -96,6 +119,27 @@ def parse(frame: str | bytes) -> Hello | Act | Ping:
             raise BadFrame(where, "an action names no seat: the connection gives it",
                            client_id) from None
         raise BadFrame(where or "type", first["msg"], client_id) from None
+    if isinstance(message, Act):
+        missing = _missing(data["action"])
+        if missing is not None:
+            raise BadFrame(f"action.{missing}", f"Field required for {message.action.do!r}",
+                           client_id)
+    return message
+
+
+def _missing(action: dict[str, Any]) -> str | None:
+    """The field this action needs and lacks (docs/record.md), or None.
+
+    pydantic's defaults cannot tell an absent `target` from `target: null`, and the
+    two differ: null withdraws a choice (R13), absent is a mistake that must not."""
+    do = action.get("do")
+    if do in TARGETED and "target" not in action:
+        return "target"
+    if do == ILLUSION and action.get("target") is not None and "shown" not in action:
+        return "shown"
+    if do == SAY and "text" not in action:
+        return "text"
+    return None
 
 
 # -- outbound (for the schema and for tests) ---------------------------------
@@ -122,7 +166,7 @@ class Welcome(_Out):
     seat: int | None
     you: dict[str, Any]
     table: dict[str, Any]
-    returned: bool = False  # its seat was given back just now (D26)
+    returned: bool = False  # its seat was given back just now (D29)
 
 
 class Snapshot(_Out):
@@ -196,6 +240,19 @@ def schema() -> dict[str, Any]:
     }
 
 
-def dumps(message: dict[str, Any]) -> bytes:
+def view_schema() -> dict[str, Any]:
+    """The JSON Schema of `trusis-view/1` and of an event, from the TypedDicts of
+    rules/formats.py (served at `/api/view.schema.json`)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": VIEW_FORMAT,
+        "view": TypeAdapter(View).json_schema(),
+        "event": TypeAdapter(EventData).json_schema(),
+        "event_params": {code: TypeAdapter(params).json_schema()
+                         for code, params in sorted(EVENT_PARAMS.items())},
+    }
+
+
+def dumps(message: Mapping[str, Any]) -> bytes:
     """An outbound message as bytes (orjson: serialising is most of a send's cost)."""
     return orjson.dumps(message)

@@ -1,4 +1,4 @@
-"""Play again (issue 21; docs/rules.md D-R1): a rematch of a finished game.
+"""Play again (issue 21; docs/rules.md D19): a rematch of a finished game.
 
 The host of a finished game (or, once the host has let `HOST_FIRST_SECONDS` go
 by, anyone who held a seat at the end) proposes a rematch: a new open table
@@ -30,9 +30,9 @@ from trusis.server.seating import Seating
 from trusis.server.store import Player, new_id
 
 RESERVE_SECONDS = 120.0
-"""How long a rematch keeps each seat for the player who held it (D-R1)."""
+"""How long a rematch keeps each seat for the player who held it (D19)."""
 HOST_FIRST_SECONDS = 60.0
-"""After the end, how long only the host may propose the rematch (D-R1)."""
+"""After the end, how long only the host may propose the rematch (D19)."""
 
 REMATCH_METHODS = frozenset({"rematch", "rematch_accept", "rematch_decline"})
 """The requests `Hub.serve` may run for another process."""
@@ -48,7 +48,7 @@ def ended_at(room: Room) -> float:
 
 
 def may_propose(room: Room, player: Player, now: float) -> None:
-    """D-R1: the host at once; a seat's holder once the host has had its minute."""
+    """D19: the host at once; a seat's holder once the host has had its minute."""
     if room.status != "finished" or room.table is None:
         raise LobbyError(409, "not_finished", "a rematch is proposed once the game has ended")
     if player.id == room.host_id:

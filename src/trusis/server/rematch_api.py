@@ -1,4 +1,4 @@
-"""The rematch over HTTP (docs/protocol.md, "Play again"; docs/rules.md D-R1).
+"""The rematch over HTTP (docs/protocol.md, "Play again"; docs/rules.md D19).
 
 `POST /api/tables/{id}/rematch` proposes the rematch of a finished table; the new
 table's `…/rematch/accept` and `…/rematch/decline` answer it; `…/series` lists a
@@ -40,7 +40,7 @@ async def _caller(request: Request, table_id: str, previous: bool) -> tuple[Play
 @router.post("/tables/{table_id}/rematch")
 async def propose(table_id: str, request: Request,
                   invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
-    """Propose to play the finished game again (D-R1): the new table."""
+    """Propose to play the finished game again (D19): the new table."""
     player, _ = await _caller(request, table_id, previous=False)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id, invite)

@@ -1,5 +1,5 @@
-"""What a rematch stores (migration 0008): the games of a series, and the seats a new
-table keeps for the people of the game before (docs/rules.md, D-R1).
+"""What a rematch stores (migration 0006): the games of a series, and the seats a new
+table keeps for the people of the game before (docs/rules.md, D19).
 
 A table that was never played again has no `series_games` row: it is a series of
 one. The first rematch writes two rows (the first game's and the new one's), each
@@ -18,6 +18,7 @@ from sqlalchemy import update as sql_update
 
 from trusis.server.commits import Fence, fenced
 from trusis.server.schema import metadata
+from trusis.server.seat import SeatKind
 from trusis.server.store import Store
 
 if TYPE_CHECKING:
@@ -59,13 +60,13 @@ class Reservation:
     """A seat kept for the player who held it at the end of the game before."""
 
     player_id: str
-    kind: str
+    kind: SeatKind
     name: str
     until: float
 
 
 def live(reservation: Reservation | None, now: float | None = None) -> bool:
-    """Whether a reservation still keeps its seat (D-R1: until it is taken, declined,
+    """Whether a reservation still keeps its seat (D19: until it is taken, declined,
     released by the host, or its time is up)."""
     return reservation is not None and reservation.until > (time.time() if now is None else now)
 
@@ -77,7 +78,7 @@ def held_for_another(kept: dict[int, Reservation], seat: int, player_id: str | N
 
 
 def bot_gives_way(room: Room, seat: int, player_id: str | None) -> bool:
-    """D-R1: at a rematch's table, a person may take a bot's seat (the bot only kept it)."""
+    """D19: at a rematch's table, a person may take a bot's seat (the bot only kept it)."""
     held = room.seats.get(seat)
     return (player_id is not None and room.previous is not None and held is not None
             and held.kind == "bot")

@@ -93,7 +93,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
 def left_on_purpose(action_rows: list[dict[str, Any]]) -> set[int]:
     """The seats whose last `leave` their player sent (stored with its player id, and its
     client id as it was accepted; R52's grace leaves none) and that no person took since
-    (D28); a bot's taking one does not make it its player's to come back to."""
+    (D31); a bot's taking one does not make it its player's to come back to."""
     quit: set[int] = set()
     for a in action_rows:
         data = json.loads(a["data"])

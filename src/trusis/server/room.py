@@ -35,7 +35,7 @@ from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
 from trusis.server.rematch_db import Reservation, reserved_entry
-from trusis.server.seat import Seat
+from trusis.server.seat import RoomStatus, Seat
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
 
@@ -59,7 +59,7 @@ class Room:
     invite: str
     store: Store
     pace: float = 1.0
-    status: str = "open"
+    status: RoomStatus = "open"
     created_at: float = field(default_factory=time.time)
     seats: dict[int, Seat] = field(default_factory=dict)
     table: Table | None = None
@@ -75,7 +75,7 @@ class Room:
     claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     on_finished: Callable[[Room], Awaitable[None]] | None = None
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
-    quit: set[int] = field(default_factory=set)  # seats whose player left on purpose (D28)
+    quit: set[int] = field(default_factory=set)  # seats whose player left on purpose (D31)
     rematch: str | None = None  # the table proposed to play this game again (rematch.py)
     previous: str | None = None  # the game this table is the rematch of: its bots give way
     reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
@@ -229,9 +229,9 @@ class Room:
         if not events:
             return
         client.seq = events[-1]["seq"]
-        # The engine's view itself, serialised at once and never kept: it needs none of
-        # the private copy `Table.snapshot` makes for readers that keep theirs. A client
-        # that is behind gets it folded into the message still waiting (clients.py).
+        # The engine's view itself (a value: views.py), serialised at once and never
+        # kept. A client that is behind gets it folded into the message still waiting
+        # (clients.py).
         client.send_events(client.seq, events,
                            dumps(view(table.state, client.seat, chat=False)), self.clock())
 
@@ -274,19 +274,20 @@ class Room:
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,
-                     client_id: str | None = None, seen: tuple[str, int] | None = None,
-                     ) -> Outcome:
-        """Play one action: apply, store, deliver to every client, then return. `seen`: the
-        phase the player chose it in; once that phase is over it is refused (D41)."""
+                     client_id: str | None = None,
+                     made_in: tuple[str, int] | None = None) -> Outcome:
+        """Play one action: apply, store, deliver to every client, then return.
+
+        `made_in` is the phase its sender saw (docs/protocol.md): in another phase the
+        action is refused as `stale_phase`, under the lock, and neither applied nor kept."""
         async with self.lock:
             if not self.owned:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
             assert self.table is not None
             table = self.table
-            state = table.state
-            if seen is not None and state.running and (state.kind, state.number) != seen:
-                over = IllegalAction("phase_over", kind=seen[0], number=seen[1])
-                return Outcome(action, [], over, None, False, False)
+            if made_in is not None and made_in != (table.state.kind, table.state.number):
+                stale = IllegalAction("stale_phase", kind=made_in[0], number=made_in[1])
+                return Outcome(action, [], stale, None, False, False)
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:
@@ -326,7 +327,7 @@ class Room:
                                      "list": [[action.to_dict(), now]],
                                      "deadline": self.deadline})
             if outcome.accepted and action.do == LEAVE and player_id is not None:
-                self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D28)
+                self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
             self.wake.set()

@@ -40,7 +40,7 @@ players = Table(
     Column("deleted", Boolean, nullable=False, default=False),
 )
 
-# -- migration 0007: roles of the people who run the server (staff.py) -------------
+# -- migration 0005: roles of the people who run the server (staff.py) -------------
 
 staff_roles = Table(
     "staff_roles", metadata,

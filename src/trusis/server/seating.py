@@ -177,7 +177,7 @@ class Seating:
                                    room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
-            room.reserved.clear()  # a rematch's kept seats end with its start (D-R1)
+            room.reserved.clear()  # a rematch's kept seats end with its start (D19)
             room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()
@@ -227,7 +227,7 @@ class Seating:
         seat = room.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
-        if room.seat_of(player.id) not in (None, seat):  # your own departed seat: D28
+        if room.seat_of(player.id) not in (None, seat):  # your own departed seat: D31
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
         refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
@@ -238,14 +238,14 @@ class Seating:
         return seat
 
     async def _return(self, room: Room, player: Player) -> int:
-        """D26: the player whose seat departed when its grace period ran out takes it back
+        """D29: the player whose seat departed when its grace period ran out takes it back
         at once, from its bot or its automatic passes. Only that same player id: nobody
         else learns a role this way (D18); a seat left on purpose needs the host's link
-        (D28)."""
+        (D31)."""
         if room.table is None or not room.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
         # Asked by the WebSocket endpoint only (ws.py), which then simply connects: the
-        # refusal never reaches a client, and `yours_away` tells the page why (D28).
+        # refusal never reaches a client, and `yours_away` tells the page why (D31).
         seat = returnable(room, player.id)
         if seat is None or not await hand_to_person(room, seat, player.id, player.name,
                                                     _kind_of(player)):

@@ -1,4 +1,4 @@
-"""A series: a game and its rematches (D-R1), and who won which (GET .../series).
+"""A series: a game and its rematches (D19), and who won which (GET .../series).
 
 Counted from what the store already keeps of each finished game — its winning
 team (`tables.winner`), its deal, and who held each seat at the end — so the

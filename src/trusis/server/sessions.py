@@ -1,14 +1,10 @@
-"""Sessions ending: logout, signing out everywhere, changing a password, and what follows.
+"""Sessions ending: logout, signing out everywhere, changing a password (the routes).
 
-A revocation deletes tokens in the database — which every process asks at every
-request (identity.py), so it counts at once everywhere — and closes the open
-WebSockets of the revoked tokens (close code 4401): on this process directly,
-on the others through the cluster's bus (cluster/node.py).
+What a revocation does is revocation.py's `Sessions`.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response
@@ -17,51 +13,14 @@ from sqlalchemy import select, update
 
 from trusis.server import deps, schema
 from trusis.server.errors import LobbyError
-from trusis.server.hub import Hub, Revoked
 from trusis.server.passwords import check_password, hash_password, verify_password
-from trusis.server.store import Store
 
 router = APIRouter(prefix="/api")
-
-PASSWORD_TRIES = 5
-"""Wrong current passwords one player may send in PASSWORD_WINDOW (per process): whoever
-holds a session must not be able to guess the password behind it at argon2's pace."""
-PASSWORD_WINDOW = 15 * 60.0
-
 
 class PasswordIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     current: Annotated[str, Field(max_length=400)]
     password: Annotated[str, Field(max_length=400)]
-
-
-class Sessions:
-    """Revokes tokens and closes the connections they opened, on every process."""
-
-    def __init__(self, store: Store, hub: Hub) -> None:
-        self.store = store
-        self.hub = hub
-        self.tries: dict[str, tuple[int, float]] = {}  # player -> (tries, since)
-
-    def take_try(self, player_id: str) -> None:
-        """Count one password check before it is made (no await: two at once both count),
-        or refuse it with 429 once the window's tries are spent."""
-        now = time.monotonic()
-        if len(self.tries) > 10_000:  # bounded: the spent windows go first
-            self.tries = {k: v for k, v in self.tries.items() if now - v[1] < PASSWORD_WINDOW}
-        count, since = self.tries.get(player_id, (0, now))
-        if now - since >= PASSWORD_WINDOW:
-            count, since = 0, now
-        if count >= PASSWORD_TRIES:
-            raise LobbyError(429, "too_many_attempts", "too many wrong passwords: try again "
-                             "later", retry_after=int(since + PASSWORD_WINDOW - now) + 1)
-        self.tries[player_id] = (count + 1, since)
-
-    async def revoke(self, player_id: str, family: str | None = None,
-                     keep: str | None = None) -> None:
-        """End one sign-in (`family`), every one but `keep`, or (neither) all of them."""
-        await self.store.drop_tokens(player_id, family, keep)
-        await self.hub.revoked(Revoked(player=player_id, family=family, keep=keep))
 
 
 @router.post("/logout")

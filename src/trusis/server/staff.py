@@ -1,7 +1,7 @@
 """The roles of the people who run a server: admin (the operator) and moderator.
 
 Not game roles (docs/rules.md): these say who may act for the server. They are kept in
-the database (`staff_roles`, migration 0007), granted and revoked with `trusis admin
+the database (`staff_roles`, migration 0005), granted and revoked with `trusis admin
 grant` / `revoke` on the server's `--database`, so that every process of a server sees
 the same ones. Only accounts hold them: a guest's identity lasts as long as a cookie.
 """

@@ -197,7 +197,7 @@ class Store:
     async def set_bot_seat(self, table_id: str, seat: int, bot_kind: str, name: str,
                            fence: Fence = None) -> None:
         """A seat handed over to a bot during the game (R53). Its `player_id` stays: the
-        seat is still its player's, who may take it back (D26) and keeps the game (D29)."""
+        seat is still its player's, who may take it back (D29) and keeps the game (D32)."""
         s = schema.seats
         async with self.engine.begin() as conn:
             await fenced(conn, table_id, fence, self.commits.lease_seconds)

@@ -46,7 +46,7 @@ def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
     if token_seat is not None:
         seat = room.seats.get(token_seat)
         return token_seat if seat is not None and seat.player_id == player_id \
-            and seat.kind != "bot" else None  # a bot's seat stays its player's (D26)
+            and seat.kind != "bot" else None  # a bot's seat stays its player's (D29)
     return room.seat_of(player_id)
 
 
@@ -93,7 +93,7 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     back = returnable(room, owner.player.id)  # a program's token: for its own seat only
     returned = False
     if back is not None and owner.seat in (None, back):
-        with contextlib.suppress(LobbyError):  # D26: back in your seat, before `welcome`
+        with contextlib.suppress(LobbyError):  # D29: back in your seat, before `welcome`
             returned = await hub.return_seat(room, owner.player) == back
     try:
         await _session(websocket, hub, room, owner, returned)
@@ -104,7 +104,7 @@ async def play(websocket: WebSocket, table_id: str) -> None:
 async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner,
                    returned: bool = False) -> None:
     """One connection, from its `hello` to its close (`returned`: it took its seat back
-    just now, D26, and `welcome` says so)."""
+    just now, D29, and `welcome` says so)."""
     app = websocket.app
     await websocket.accept(subprotocol(websocket))
     try:

@@ -9,8 +9,10 @@ one action of the record: the game has ended, nothing is secret any more.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from trusis.rules.formats import EventData
 from trusis.rules.views import own_choices, view
 from trusis.table.record import Record
 from trusis.table.table import Table
@@ -53,7 +55,7 @@ def replay_step(record: Record, seat: int | None, step: int) -> dict[str, Any]:
             "view": view(table.state, seat)}
 
 
-def phase_steps(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def phase_steps(stream: Sequence[EventData]) -> list[dict[str, Any]]:
     """Where each phase begins in a seat's stream: Day 1 at step 0, then each
     `phase_started` event's number, so a replay can jump to a phase in one request."""
     phases = [{"kind": "day", "number": 1, "step": 0}]

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from trusis.rules.actions import Action
 from trusis.rules.engine import apply
 from trusis.rules.errors import IllegalAction, RecordError
 from trusis.rules.events import Event
+from trusis.rules.formats import EventData, View
 from trusis.rules.views import view
 from trusis.table.game import Game
 from trusis.table.record import Record
@@ -151,12 +151,14 @@ class Table(Game):
         """How many events `seat` (None: a spectator) may have read so far."""
         return self.state.stream_position(seat)
 
-    def events_after(self, seat: int | None, number: int) -> list[dict[str, Any]]:
+    def events_after(self, seat: int | None, number: int) -> list[EventData]:
         """The events `seat` may see after its stream number `number`, numbered.
 
         Each event is a fresh dict (`code`, `params`, `seq`, and `t` when the action
-        that made it had a time), so no two readers share mutable data. A number beyond
-        the stream's end gives nothing; a negative one is read as 0.
+        that made it had a time) with a fresh `params`, whose own lists and maps are
+        read-only (the engine makes them so: frozen.py), so no two readers share
+        mutable data. A number beyond the stream's end gives nothing; a negative one
+        is read as 0.
         """
         key = SPECTATOR if seat is None else seat
         stream = self._streams.get(key)
@@ -169,32 +171,28 @@ class Table(Game):
                 if log[i].visible_to(seat):
                     indices.append(i)
             stream.scanned = len(log)
-        start = max(number, 0)
+        # The numbers are the state's count (GameState.stream_position, the view's `seq`:
+        # the one numbering of a stream); the index only finds the events. The two agree
+        # from the first event on, so `offset` is 0 (kept so that they cannot diverge).
+        offset = self.state.stream_position(seat) - len(stream.indices)
+        start = max(number - offset, 0)
         times = self.log_times
-        out = []
-        for position, i in enumerate(stream.indices[start:], start + 1):
+        out: list[EventData] = []
+        for position, i in enumerate(stream.indices[start:], start + 1 + offset):
             event = log[i]
-            data = {"seq": position, "code": event.code, "params": dict(event.params)}
-            if times[i] is not None:
-                data["t"] = times[i]
+            data: EventData = {"seq": position, "code": event.code, "params": dict(event.params)}
+            t = times[i]
+            if t is not None:
+                data["t"] = t
             out.append(data)
         return out
 
-    def snapshot(self, seat: int | None, chat: bool = True) -> dict[str, Any]:
+    def snapshot(self, seat: int | None, chat: bool = True) -> View:
         """Everything `seat` may know now: its view, whose `seq` is its stream length.
 
-        A fresh copy: `view` shares its public part between seats (it is built once),
-        and a snapshot handed to one reader must share nothing with another's.
+        The view itself, with no copy: it is a value (`views.view`: what it shares
+        with other seats' views is read-only), so a snapshot handed to one reader
+        shares nothing it could change with another's.
         `chat=False` leaves the chat lines out (the events carry them).
         """
-        snap: dict[str, Any] = fresh(view(self.state, seat, chat))
-        return snap
-
-
-def fresh(data: Any) -> Any:
-    """A copy of JSON-like data (dicts, lists, tuples, scalars) sharing nothing mutable."""
-    if isinstance(data, dict):
-        return {k: fresh(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [fresh(v) for v in data]
-    return data
+        return view(self.state, seat, chat)

@@ -48,11 +48,8 @@ export class ActionPanel {
     this.pending = from;
     this.showRefusal(null);
     this.render();
-    // The phase it was chosen in: the server refuses it once that phase is over (D41).
-    const phase = this.store.view?.phase;
-    const sent = action.do !== "leave" && phase ? { ...action, phase: { kind: phase.kind, number: phase.number } } : action;
     try {
-      const answer = await this.act(sent);
+      const answer = await this.act(action);
       if (answer?.type === "refused") this.showRefusal(answer);
     } finally {
       this.busy = false;
@@ -61,7 +58,7 @@ export class ActionPanel {
   }
 
   /**
-   * A question about an action, bound to the phase it was asked in (D41): it closes with a
+   * A question about an action, bound to the phase it was asked in (D22): it closes with a
    * note when the phase changes, the game ends or `still(view)` stops holding.
    */
   ask(options, still) {
@@ -77,8 +74,16 @@ export class ActionPanel {
     return confirmDialog({ ...options, stale });
   }
 
+  /** The phase a choice is made in (before any question), sent with it: the server refuses
+   * it as `stale_phase` if that phase ended before it arrived (docs/protocol.md). */
+  phase() {
+    const phase = this.store.view?.phase;
+    return phase ? { kind: phase.kind, number: phase.number } : undefined;
+  }
+
   async power(legal, target) {
     const from = focusKey(this.body);
+    const phase = this.phase();
     if (CONFIRM.has(legal.do)) {
       const still = (view) => (view.legal || []).some((a) => a.do === legal.do && (a.targets || []).includes(target));
       const ok = await this.ask({
@@ -88,11 +93,12 @@ export class ActionPanel {
       }, still);
       if (!ok) return;
     }
-    await this.run({ do: legal.do, target }, from);
+    await this.run({ do: legal.do, target, phase }, from);
   }
 
   async illusion(legal) {
     const from = focusKey(this.body);
+    const phase = this.phase();
     const sel = this.selected();
     const make = (id, label, seats, value) => {
       const select = h("select", { id }, seats.map((s) => h("option", { value: String(s), text: seatName(s) })));
@@ -105,18 +111,19 @@ export class ActionPanel {
       title: t("act.illusion_title"), body: t("act.illusion_help"), confirm: t("act.illusion_do"),
       extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real),
     }, (view) => (view.legal || []).some((a) => a.do === "illusion"));
-    if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value) }, from);
+    if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value), phase }, from);
   }
 
   async pass() {
     const from = focusKey(this.body);
+    const phase = this.phase();
     const lines = choiceLines(this.store.view);
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
     const ok = await this.ask({
       title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
       confirm: t("act.pass_do"), cancel: t("act.pass_keep"),
     }, (view) => (view.legal || []).some((a) => a.do === "pass"));
-    if (ok) await this.run({ do: "pass" }, from);
+    if (ok) await this.run({ do: "pass", phase }, from);
   }
 
   async leave() {
@@ -198,7 +205,7 @@ export class ActionPanel {
       const chosen = a.do === "vote" ? view.choices?.vote || view.choices?.illusion : view.choices?.[a.do];
       if (a.withdraw && chosen) {
         buttons.push(h("button", { class: "btn btn-small btn-ghost", type: "button", disabled: this.busy,
-          dataset: { focus: `withdraw-${a.do}` }, on: { click: () => this.run({ do: a.do, target: null }) } }, t(`act.withdraw_${a.do}`)));
+          dataset: { focus: `withdraw-${a.do}` }, on: { click: () => this.run({ do: a.do, target: null, phase: this.phase() }) } }, t(`act.withdraw_${a.do}`)));
       }
     }
     const hint = powers.length && sel === null ? t("act.select_first")

@@ -11,7 +11,7 @@ import { errorText } from "./errors.js";
 export const NAME_MAX = 32;
 
 /**
- * A name field's length, said while typing (D44): the field takes 32 characters, the count
+ * A name field's length, said while typing (D25): the field takes 32 characters, the count
  * says how many are left and when the limit is reached, and a paste that the field had to
  * cut says so, before anything is sent. A longer value set some other way is not sent.
  */

@@ -1,4 +1,4 @@
-// Play again (issue 21, docs/rules.md D-R1): on the end screen, the host's "Play again"
+// Play again (issue 21, docs/rules.md D19): on the end screen, the host's "Play again"
 // and everyone's one-click answer to a rematch; in the waiting room, the seat kept for
 // you; on both, the series (who won which game). The server decides everything: these
 // boxes only ask (POST …/rematch, …/rematch/accept, …/rematch/decline, GET …/series).
@@ -198,7 +198,7 @@ export function keptBadge(seat) {
   return seat.kind === "reserved" ? h("span", { class: "badge badge-kept" }, t("rematch.badge", { time: clock(seat.until) })) : null;
 }
 
-/** At a rematch's table a bot only keeps its seat: a person with none may take it (D-R1). */
+/** At a rematch's table a bot only keeps its seat: a person with none may take it (D19). */
 export function takeBotButton(room, seat) {
   const table = room.store.table;
   if (seat.kind !== "bot" || !table?.previous || !room.app.me || (table.seats || []).some((s) => s.you)) return null;

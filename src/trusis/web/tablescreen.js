@@ -31,7 +31,7 @@ export class TableScreen {
   constructor(app, tableId, invite) {
     this.app = app;
     this.invite = invite;
-    // The host's link to a departed seat (R53, D26, D28): /t/{id}#claim=CODE. The fragment
+    // The host's link to a departed seat (R53, D29, D31): /t/{id}#claim=CODE. The fragment
     // never reaches a server log; it is read once, then taken out of the address bar.
     this.claimCode = new URLSearchParams(location.hash.slice(1)).get("claim");
     this.links = new Map(); // seat -> the claim link the host made for it
@@ -160,7 +160,7 @@ export class TableScreen {
     switch (m.type) {
       case "welcome":
         store.welcome(m);
-        if (m.returned) banner([t("return.welcome_back")], "info");  // D26: seat, role, messages
+        if (m.returned) banner([t("return.welcome_back")], "info");  // D29: seat, role, messages
         break;
       case "table": {
         const was = store.table?.status;
@@ -265,7 +265,7 @@ export class TableScreen {
 
   /** Under the seats: leaving the game, and for the host, departed seats (R53): to a bot (a
    * seat that passes by itself), or a link for a person — the same player, to let them back
-   * after leaving on purpose (D28), or someone new. A disconnected seat waits out its grace
+   * after leaving on purpose (D31), or someone new. A disconnected seat waits out its grace
    * (R52, D18). */
   drawFoot(view) {
     const canLeave = (view.legal || []).some((a) => a.do === "leave");
@@ -320,7 +320,7 @@ export class TableScreen {
     }
   }
 
-  /** Your own seat, departed: what happened and how to come back (D26, D28). */
+  /** Your own seat, departed: what happened and how to come back (D29, D31). */
   drawAway() {
     const mine = (this.store.table?.seats || []).find((s) => s.yours_away);
     const state = this.store.table?.status === "running" && mine ? mine.yours_away : "";

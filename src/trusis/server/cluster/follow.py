@@ -17,7 +17,7 @@ from typing import Any
 from trusis.rules.actions import Action
 from trusis.server.rematch_news import apply_rematch_facts, rematch_facts
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, room_status
 
 
 def facts(room: Room) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def apply_facts(room: Room, data: dict[str, Any]) -> bool:
     room.seats = seats
     room.shared = (frozenset(data["connected"]), int(data["spectators"]))
     room.former = set(data["former"])
-    status = str(data["status"])
+    status = room_status(data["status"])
     stale = status != "open" and (room.table is None or (
         status == "finished" and room.table.state.running))
     if not stale:

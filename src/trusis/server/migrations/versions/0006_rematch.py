@@ -1,8 +1,8 @@
 """Play again (issue 21): which game a table is the rematch of, and the seats it keeps
 for the people of the game before.
 
-Revision ID: 0008
-Revises: 0003
+Revision ID: 0006
+Revises: 0005
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0006"
+down_revision = "0005"
 
 
 def upgrade() -> None:

@@ -1,7 +1,7 @@
 """Roles for accounts (issue 18): admin (the operator) and moderator, granted by `trusis admin`.
 
-Revision ID: 0007
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
+revision = "0005"
 down_revision = "0004"
 
 

@@ -1,69 +1,19 @@
-"""`trusis stats RECORD... [--json] [--lang en|fr|it]`: end-of-game and career statistics.
+"""The statistics as rich tables: a game's end screen (R62) and several games' aggregate (R63).
 
-Importing this module loads and validates the shipped declaration (R61), so the
-`trusis` program refuses to start with a broken `stats.json` — the error names the
-statistic and the rule — instead of failing later in the middle of a game.
-One record prints the end-of-game table as a player sees it (limited statistics
-hidden); several print the aggregate by statistic id (R63).
+Shared by `trusis stats` (cli/stats.py) and the end of `trusis play`.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from typing import Annotated, NoReturn
 
-import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from trusis.cli.common import echo, fail, json_text, read_record
-from trusis.rules.errors import RecordError
-from trusis.rules.i18n import LANGUAGES
-from trusis.stats.aggregate import Aggregate, aggregate
-from trusis.stats.declaration import PLAYER, Declaration, StatsDeclarationError
-from trusis.stats.declaration import shipped_declaration as _shipped
+from trusis.stats.aggregate import Aggregate
+from trusis.stats.declaration import PLAYER
 from trusis.stats.display import word
-from trusis.stats.scoring import score
 from trusis.stats.sheet import GameStats
-from trusis.table.record import Record
-
-
-def _declaration_at_start() -> Declaration:
-    """R61: a bad declaration stops the program with a one-line error, exit 2."""
-    try:
-        return _shipped()
-    except StatsDeclarationError as err:
-        sys.stderr.write(f"error: {err}\n")
-        raise SystemExit(2) from None
-
-
-DECLARATION = _declaration_at_start()
-
-
-def _fail(message: str) -> NoReturn:
-
-    fail(message)
-
-
-def score_path(path: str, decl: Declaration) -> tuple[Record, GameStats]:
-    """Read, check and score one record; a malformed one exits 2 naming the field,
-    exactly as `trusis replay` does (it is the same reader)."""
-
-    record = read_record(path)
-    try:
-        return record, score(record, None, decl)
-    except RecordError as err:
-        _fail(str(err))
-
-
-def _console(columns: int) -> Console:
-    """A console wide enough for every column when the output is not a terminal."""
-    console = Console()
-    if console.is_terminal:
-        return console
-    return Console(width=max(100, 28 + 18 * columns))
 
 
 def game_tables(stats: GameStats, lang: str, titles: tuple[str, str] | None = None,
@@ -117,7 +67,7 @@ def _win_table(title: str, first: str, history: Aggregate, lang: str,
     return table
 
 
-def _aggregate_tables(history: Aggregate, lang: str) -> list[Table]:
+def aggregate_tables(history: Aggregate, lang: str) -> list[Table]:
     """Several games: wins, wins by team and role, averages per player and per game."""
     tables = [
         _win_table(word("players", lang), "", history, lang, None),
@@ -141,36 +91,3 @@ def _aggregate_tables(history: Aggregate, lang: str) -> list[Table]:
         per_game.add_row(row.label, row.text)
     tables.append(per_game)
     return tables
-
-
-def stats_command(
-    records: Annotated[
-        list[str], typer.Argument(help="Record files (or - for standard input).")
-    ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    lang: Annotated[str, typer.Option("--lang", help="Language: en, fr or it.")] = "en",
-) -> None:
-    """Score game records: one record's end-of-game statistics, or several aggregated."""
-    if lang not in LANGUAGES:
-        _fail(f"--lang: must be one of {', '.join(LANGUAGES)}, not {lang!r}")
-    scored = [score_path(path, DECLARATION) for path in records]
-    if len(scored) == 1:
-        record, stats = scored[0]
-        if as_json:
-            echo(json_text(stats.as_json(lang)))  # strict JSON: a clock overflow is null
-            return
-        console = _console(len(record.players))
-        for table in game_tables(stats, lang):
-            console.print(table)
-        if not stats.table.is_set("winning_team"):
-            console.print(word("running", lang))
-        return
-    history = aggregate((stats.stored() for _record, stats in scored), DECLARATION, records)
-    if as_json:
-        echo(json_text(history.as_json(lang)))
-        return
-    console = _console(len(history.players))
-    for table in _aggregate_tables(history, lang):
-        console.print(table)
-    if history.unfinished:  # named, and left out of the wins
-        console.print(Text(f"{word('unfinished', lang)} {', '.join(history.unfinished)}"))

@@ -1,0 +1,77 @@
+"""The figures read when Prometheus scrapes: tables, connections, queues, lag, leases.
+
+Apart from metrics.py because it reads the hub, the store and the loop-lag probe, which
+themselves count through metrics.py: app.py starts it (`start`), nothing else imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from trusis.server import metrics
+from trusis.server.hub import Hub
+from trusis.server.lag import LoopLag
+from trusis.server.store import Store
+
+
+class Live(Collector):
+    """The figures read at scrape time from the hub, the store and the loop-lag probe.
+    Prometheus scrapes through the app itself, on the event loop: nothing here races
+    with the rooms it reads."""
+
+    def __init__(self, hub: Hub, store: Store, lag: LoopLag) -> None:
+        self.hub = hub
+        self.store = store
+        self.lag = lag
+
+    def collect(self) -> Iterator[Metric]:
+        rooms = list(self.hub.rooms.values())
+        tables = GaugeMetricFamily("trusis_tables", "Tables held by this process (owned, "
+                                   "with several processes), by status.", labels=["status"])
+        for status in ("open", "running"):
+            tables.add_metric([status], sum(1 for r in rooms if r.owned and r.status == status))
+        yield tables
+        clients = [c for r in rooms for c in r.clients]
+        connections = GaugeMetricFamily("trusis_connections", "WebSocket connections, by "
+                                        "seated player or spectator.", labels=["kind"])
+        connections.add_metric(["seat"], sum(1 for c in clients if c.seat is not None))
+        connections.add_metric(["spectator"], sum(1 for c in clients if c.seat is None))
+        yield connections
+        yield GaugeMetricFamily("trusis_players_connected", "Distinct players with at least "
+                                "one connection here.", len({c.player_id for c in clients}))
+        yield GaugeMetricFamily("trusis_loop_lag_worst_seconds", "The event loop's worst "
+                                "delay of the last 10 seconds.", self.lag.worst_ms() / 1000)
+        yield GaugeMetricFamily("trusis_commit_queue", "Actions waiting for the next group "
+                                "commit.", self.store.queued())
+        yield GaugeMetricFamily("trusis_send_queue", "Messages waiting in every client's send "
+                                "queue.", sum(len(c.queue) for c in clients))
+        yield GaugeMetricFamily("trusis_send_queue_longest", "The longest client send queue "
+                                "(a client is dropped at 500).",
+                                max((len(c.queue) for c in clients), default=0))
+        node = self.hub.cluster
+        if node is None:
+            return
+        yield GaugeMetricFamily("trusis_leases_owned", "Games whose lease this process holds.",
+                                sum(1 for r in rooms if r.owned))
+        yield GaugeMetricFamily("trusis_games_followed", "Games another process owns that "
+                                "clients here are at.", sum(1 for r in rooms if not r.owned))
+        yield CounterMetricFamily("trusis_leases_taken_over", "Games taken over from a process "
+                                  "that let its lease expire.", node.taken)
+        yield CounterMetricFamily("trusis_forwarded", "Requests forwarded to another process.",
+                                  node.forward.count)
+        yield CounterMetricFamily("trusis_redis_dropped", "Messages that could not be "
+                                  "published (followers caught up from the database).",
+                                  node.bus.dropped)
+        yield GaugeMetricFamily("trusis_redis_up", "1 while the Redis connection is up.",
+                                1 if node.bus.up else 0)
+
+
+def start(hub: Hub, store: Store, lag: LoopLag) -> metrics.Figures:
+    """Count from now on (at start-up, when metrics are on)."""
+    figures = metrics.Figures()
+    figures.registry.register(Live(hub, store, lag))
+    metrics.FIGURES = figures
+    return figures
