@@ -186,7 +186,7 @@ def test_R53_D7_replaced_by_a_named_person() -> None:
     assert refuse(state, "replace", 3).code == "game_over"
 
 
-def test_R53_D26_a_seat_a_bot_took_over_goes_back_to_its_player_at_once() -> None:
+def test_R53_D29_a_seat_a_bot_took_over_goes_back_to_its_player_at_once() -> None:
     state = game()
     act(state, "leave", 7)  # R52: its grace period ran out
     act(state, "replace", 7)  # ... and a bot plays it
@@ -204,7 +204,7 @@ def test_R53_D26_a_seat_a_bot_took_over_goes_back_to_its_player_at_once() -> Non
     act(state, "pass", 7)  # at once: the bot had not passed, so its player plays this phase
 
 
-def test_R53_D26_only_a_seat_a_bot_took_over_can_be_taken_back() -> None:
+def test_R53_D29_only_a_seat_a_bot_took_over_can_be_taken_back() -> None:
     state = game()
     assert refuse(state, "replace", 7, by=state.names[7]).code == "not_left"  # never left
     act(state, "leave", 7)

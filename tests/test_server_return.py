@@ -56,7 +56,7 @@ def seat_two(conn: Conn) -> dict[str, Any]:
     return player
 
 
-def test_R53_D26_D27_a_program_seat_comes_back_from_its_bot(server: ServerProcess) -> None:
+def test_R53_D29_D30_a_program_seat_comes_back_from_its_bot(server: ServerProcess) -> None:
     """A program whose grace period ran out (R52) reconnects with its seat token: its seat,
     its role, and the private message the seat got while the bot held it (D30)."""
     host, _bob, tid, token = started(server, program=True)
@@ -82,7 +82,7 @@ def test_R53_D26_D27_a_program_seat_comes_back_from_its_bot(server: ServerProces
     watcher.close()
 
 
-def test_R52_D26_a_person_comes_back_without_bots_and_nobody_else_can(
+def test_R52_D29_a_person_comes_back_without_bots_and_nobody_else_can(
         server: ServerProcess) -> None:
     """Without bots taking over the seat leaves at the end of its grace period and passes by
     itself; another identity opening the table watches, and Bob, opening it again, plays."""
@@ -105,7 +105,7 @@ def test_R52_D26_a_person_comes_back_without_bots_and_nobody_else_can(
     watcher.close()
 
 
-def test_R52_D28_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> None:
+def test_R52_D31_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> None:
     host, bob, tid, _ = started(server)
     watcher = Conn(server, tid, host.token).open()
     conn = Conn(server, tid, bob.token).open()
@@ -129,7 +129,7 @@ def test_R52_D28_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> 
     watcher.close()
 
 
-def test_D29_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProcess) -> None:
+def test_D32_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProcess) -> None:
     host, bob, tid, _ = started(server)
     watcher = Conn(server, tid, host.token).open()
     watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
@@ -152,7 +152,7 @@ def finished_with_a_takeover(server: ServerProcess) -> tuple[Guest, Guest, str]:
     return host, bob, tid
 
 
-def test_D29_a_game_a_bot_finished_stays_in_its_players_history(server: ServerProcess) -> None:
+def test_D32_a_game_a_bot_finished_stays_in_its_players_history(server: ServerProcess) -> None:
     """Bob's seat went to a bot: the game is still his — in `/api/me/data`'s games and seats,
     and on his profile — as the record names him (issue 21)."""
     _host, bob, tid = finished_with_a_takeover(server)
@@ -165,7 +165,7 @@ def test_D29_a_game_a_bot_finished_stays_in_its_players_history(server: ServerPr
     assert record["players"][1] == "Bob"
 
 
-def test_D26_D28_after_a_restart_who_may_come_back_is_the_same(tmp_path: Path) -> None:
+def test_D29_D31_after_a_restart_who_may_come_back_is_the_same(tmp_path: Path) -> None:
     """The store is the truth after a restart (restore.py): Bob, whose grace period ran out,
     comes back; Carol, who left on purpose (and whose seat a bot then took), does not."""
     with running_server("sqlite", tmp_path) as server:
@@ -197,7 +197,7 @@ def test_D26_D28_after_a_restart_who_may_come_back_is_the_same(tmp_path: Path) -
         back.close()
 
 
-def test_D26_across_two_processes_the_return_is_run_by_the_owner(
+def test_D29_across_two_processes_the_return_is_run_by_the_owner(
         two_processes: Cluster) -> None:  # noqa: F811
     """The game lives on process a; Bob comes back through process b, which forwards his
     return to a (cluster/forward.py) and plays the seat it hands back."""

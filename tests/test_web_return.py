@@ -80,7 +80,7 @@ def seat_of_bob(page) -> object:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, browser,
+def test_R52_D29_away_too_long_the_player_comes_back_to_their_seat(server, browser,
                                                                     size: str) -> None:
     ann, bob, table_id = table_with_bob(server, browser, size)
     words = WORDS[LOCALE[size]]
@@ -127,7 +127,7 @@ def test_R52_D26_away_too_long_the_player_comes_back_to_their_seat(server, brows
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_R52_D28_leaving_on_purpose_and_back_with_the_hosts_link(server, browser,
+def test_R52_D31_leaving_on_purpose_and_back_with_the_hosts_link(server, browser,
                                                                  size: str) -> None:
     ann, bob, table_id = table_with_bob(server, browser, size)
     words = WORDS[LOCALE[size]]

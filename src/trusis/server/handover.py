@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, Action
 from trusis.rules.i18n import seat_label
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, SeatKind
 
 if TYPE_CHECKING:
     from trusis.server.room import Room
@@ -60,7 +60,7 @@ def departed(room: Room, seat: int) -> bool:
 
 
 async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
-                         kind: str = "person") -> bool:
+                         kind: SeatKind = "person") -> bool:
     """R53: a person (or a program) takes a departed seat, with all it knew: a new one
     through the host's link, or its own player coming back (D29). Never a seat that has
     not left (only disconnected: its player may come back; D18): False then."""

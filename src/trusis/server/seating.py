@@ -20,7 +20,7 @@ from trusis.server.handover import departed, hand_to_bot, hand_to_person, return
 from trusis.server.names import refuse_lookalike, skeleton
 from trusis.server.rematch_db import bot_gives_way, held_for_another, release
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, SeatKind
 from trusis.server.store import Player, Store, new_id
 from trusis.table.table import Table
 
@@ -254,6 +254,6 @@ class Seating:
         return seat
 
 
-def _kind_of(player: Player) -> str:
+def _kind_of(player: Player) -> SeatKind:
     """The seat kind a player holds: a program's stays a program's (its token plays it)."""
     return "program" if player.kind == "program" else "person"
