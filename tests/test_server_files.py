@@ -65,3 +65,16 @@ def test_an_existing_key_readable_by_others_is_made_private(
     key.chmod(0o644)
     assert secret_key(tmp_path) == "an old key"  # kept: everybody stays signed in
     assert mode(key) == 0o600
+
+
+def test_an_existing_data_folder_open_to_others_is_made_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder an older version (or a person) made 0755 is tightened at the next start,
+    as docs/deploy.md says (found by the review after issue 17's fixes)."""
+    from trusis.server.config import data_dir
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    folder = tmp_path / "share" / "trusis"
+    folder.mkdir(parents=True, mode=0o755)
+    folder.chmod(0o755)
+    assert data_dir() == folder and mode(folder) == 0o700

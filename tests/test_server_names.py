@@ -77,8 +77,11 @@ def test_a_name_confusable_with_another_seat_is_refused(server: ServerProcess) -
         body = reply.json()
         assert body["code"] == "name_confusable" and body["params"]["other"] == "Bob"
         fake.close()
-    reply = bob.http.post(f"/api/tables/{table}/seats/3/program", json={"name": "Воb"})
-    assert reply.status_code == 409 and reply.json()["code"] == "name_confusable"
+    # Full-width letters, a small capital, combining marks, a full stop (the review after
+    # issue 17's fixes found these through the program-seat route).
+    for name in ("Воb", "Ｂｏｂ", "ʙob", "Boḅ", "Bób", "Bob\u0332", "Bob."):
+        reply = bob.http.post(f"/api/tables/{table}/seats/3/program", json={"name": name})
+        assert reply.status_code == 409 and reply.json()["code"] == "name_confusable", name
     ann = Guest(server.url, "Ann")
     assert ann.sit(table) == 2  # a different name sits
     info = bob.http.get(f"/api/tables/{table}").json()
@@ -95,12 +98,12 @@ def test_a_bot_gives_way_to_a_person_of_the_same_name(server: ServerProcess) -> 
     host.bots(table, 20)
     names = [s["name"] for s in host.http.get(f"/api/tables/{table}").json()["seats"]
              if s["name"]]
-    person = Guest(server.url, names[0].upper())
+    person = Guest(server.url, names[0].upper())  # ("DARIO": an I drawn like l, D20)
     seat = person.sit(table)
     seats = host.http.get(f"/api/tables/{table}").json()["seats"]
     assert seats[seat - 1]["name"] == names[0].upper()
     bots = [s["name"] for s in seats if s["kind"] == "bot"]
-    assert len(bots) == 20 and names[0] not in bots
+    assert len(bots) == 20 and names[0] not in bots, (names[0], seat, seats)
     assert len({b.casefold() for b in bots} | {names[0].casefold()}) == 21
     host.close()
     person.close()

@@ -140,7 +140,17 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     assert again.status_code == 200 and again.json()["seat"] == 3
     elsewhere = cid.create(seats=5)["id"]
     other = program.post(f"/api/tables/{elsewhere}/rematch/accept")
-    assert other.status_code == 403 and other.json()["code"] == "token_elsewhere"
+    assert other.status_code == 404 and other.json()["code"] == "not_a_rematch"
+    at_own = program.post(f"/api/tables/{old}/rematch/accept")  # its own table: no rematch
+    assert at_own.status_code == 404 and at_own.json()["code"] == "not_a_rematch"
+    for answer in ("accept", "decline"):  # nor for a person
+        plain = cid.http.post(f"/api/tables/{elsewhere}/rematch/{answer}")
+        assert plain.status_code == 404 and plain.json()["code"] == "not_a_rematch"
+    # The new seat token may not answer at its own table again: no fresh token for ever.
+    renewed = httpx.Client(base_url=server.url, timeout=10,
+                           headers={"Authorization": f"Bearer {new_token}"})
+    minted = renewed.post(f"/api/tables/{new}/rematch/accept")
+    assert minted.status_code == 403 and minted.json()["code"] == "token_elsewhere"
 
     # Bob declines: his seat is free for anyone at once, and Cid takes it.
     declined = bob.http.post(f"/api/tables/{new}/rematch/decline")

@@ -21,22 +21,21 @@ import runpy
 import shutil
 import subprocess
 import sys
-import sysconfig
 import time
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 UNAVAILABLE = 3
+STAMP = ".built"  # written last, once the build imports as compiled
 
 
 def missing() -> str | None:
     """Why this machine cannot build the compiled engine, or None if it can."""
-    compiler = sysconfig.get_config_var("CC") or "cc"
-    if shutil.which(compiler.split()[0]) is None:
-        return f"no C compiler ({compiler.split()[0]})"
-    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
-        return "no Python headers (Python.h)"
+    why: str | None = runpy.run_path(str(ROOT / "setup.py"), run_name="trusis_setup")[
+        "toolchain_missing"]()
+    if why:
+        return why
     try:
         import mypyc.build  # noqa: F401
     except ImportError:
@@ -48,7 +47,7 @@ def build(dest: Path) -> None:
     """A pure copy of the package in `dest`, with the engine's modules compiled beside it."""
     setup_py = runpy.run_path(str(ROOT / "setup.py"), run_name="trusis_setup")
     if dest.exists():
-        shutil.rmtree(dest)
+        shutil.rmtree(dest)  # the stamp too: a build cut short is no build
     dest.mkdir(parents=True)
     shutil.copytree(ROOT / "src" / "trusis", dest / "trusis",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
@@ -91,6 +90,7 @@ def main() -> None:
     )
     if check.stdout.strip() != "True":
         raise SystemExit(f"{dest}: trusis.rules.compiled() is not True: {check.stdout}")
+    (dest / STAMP).touch()  # ./run rebuilds when a file of src/trusis is newer than this
     print(f"compiled engine built in {dest} ({time.monotonic() - start:.0f} s)")
 
 

@@ -23,6 +23,8 @@ def data_dir() -> Path:
     its owner only: it holds the games and the key that signs everybody's sessions."""
     path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:  # made by an older version, or by hand: tightened
+        path.chmod(0o700)
     return path
 
 

@@ -15,6 +15,8 @@ class LobbyError(Exception):
         self.message = message
         self.params = params
         self.headers: dict[str, str] = {}  # e.g. a 429's Retry-After (limits.py)
+        if "retry_after" in params:  # every refusal that says when, says it to HTTP too
+            self.headers["Retry-After"] = str(params["retry_after"])
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "params": self.params, "message": self.message}

@@ -65,9 +65,26 @@ def _mapped(text: str) -> str:
 
 
 def skeleton(name: str) -> str:
-    """What a name looks like: confusable characters folded to one, case folded, spaces
-    dropped; two names with the same skeleton are refused side by side."""
-    return "".join(_mapped(_mapped(name).casefold()).split())
+    """What a name looks like: compatibility forms unfolded (full-width "Ｂｏｂ"), confusable
+    characters folded to one, accents and other combining marks, small capitals, case,
+    spaces and punctuation dropped ("Boḅ", "ʙob", "B o b.", "BOB"); two names with the
+    same skeleton are refused side by side."""
+    text = _mapped(unicodedata.normalize("NFKC", name))
+    text = "".join(_small_capital(c) for c in text if unicodedata.category(c) != "Mn")
+    kept = "".join(c for c in _mapped(text.casefold())
+                   if unicodedata.category(c)[0] in "LN" and unicodedata.category(c) != "Mn")
+    # "I" is drawn like "l" (the data folds it there) while "i" is not: one letter for the
+    # three, so that "WIM" is "Wim" and "AIice" is "Alice".
+    return kept.replace("i", "l") or name.casefold()  # signs only ("???"): its own look
+
+
+@cache
+def _small_capital(char: str) -> str:
+    """ʙ (LATIN LETTER SMALL CAPITAL B) reads as b: the data does not fold small capitals."""
+    described = unicodedata.name(char, "")
+    if described.startswith("LATIN LETTER SMALL CAPITAL ") and len(described) == 28:
+        return described[-1].lower()
+    return char
 
 
 @cache

@@ -29,12 +29,19 @@ async def _caller(request: Request, table_id: str, previous: bool) -> tuple[Play
     owner = await deps.identity(request).owner(request)
     if owner is None:
         raise LobbyError(401, "not_signed_in", "choose a name first (POST /api/guest)")
-    if owner.table_id is None or owner.table_id == table_id:
+    if not previous:  # proposing, at the finished table itself
+        if owner.table_id is not None and owner.table_id != table_id:
+            raise LobbyError(403, "token_elsewhere", "this seat token plays another table")
         return owner.player, owner.table_id is not None
-    link = await link_of(deps.store(request), table_id) if previous else None
-    if link is None or link.previous_id != owner.table_id:
+    link = await link_of(deps.store(request), table_id)
+    if link is None or link.previous_id is None:  # only a rematch keeps seats to answer
+        raise LobbyError(404, "not_a_rematch", "this table is no rematch: there is no kept "
+                         "seat to accept or decline here")
+    if owner.table_id is not None and link.previous_id != owner.table_id:
+        # A seat token answers the rematch of its own table only — never at its own table
+        # again, which would mint it a fresh token for ever.
         raise LobbyError(403, "token_elsewhere", "this seat token plays another table")
-    return owner.player, True
+    return owner.player, owner.table_id is not None
 
 
 @router.post("/tables/{table_id}/rematch")

@@ -30,19 +30,19 @@ class Sessions:
         self.hub = hub
         self.tries: dict[str, tuple[int, float]] = {}  # player -> (tries, since)
 
-    def take_try(self, player_id: str) -> None:
-        """Count one password check before it is made (no await: two at once both count),
-        or refuse it with 429 once the window's tries are spent."""
+    def take_try(self, key: str) -> None:
+        """Count one password check of a session (`key`) before it is made (no await: two
+        at once both count), or refuse it with 429 once the window's tries are spent."""
         now = time.monotonic()
         if len(self.tries) > 10_000:  # bounded: the spent windows go first
             self.tries = {k: v for k, v in self.tries.items() if now - v[1] < PASSWORD_WINDOW}
-        count, since = self.tries.get(player_id, (0, now))
+        count, since = self.tries.get(key, (0, now))
         if now - since >= PASSWORD_WINDOW:
             count, since = 0, now
         if count >= PASSWORD_TRIES:
             raise LobbyError(429, "too_many_attempts", "too many wrong passwords: try again "
                              "later", retry_after=int(since + PASSWORD_WINDOW - now) + 1)
-        self.tries[player_id] = (count + 1, since)
+        self.tries[key] = (count + 1, since)
 
     async def revoke(self, player_id: str, family: str | None = None,
                      keep: str | None = None) -> None:

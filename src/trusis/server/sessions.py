@@ -55,10 +55,11 @@ async def change_password(body: PasswordIn, request: Request) -> dict[str, Any]:
         digest = (await conn.execute(select(p.c.password_hash)
                                      .where(p.c.id == owner.player.id))).scalar()
     sessions = deps.sessions(request)
-    sessions.take_try(owner.player.id)
+    tried = f"{owner.player.id}:{owner.family}"  # per session: a stolen one cannot lock
+    sessions.take_try(tried)  # the owner's own sessions out of changing the password
     if not await verify_password(digest, body.current):  # in the hashing pool, off the loop
         raise LobbyError(403, "wrong_password", "the current password is not right")
-    sessions.tries.pop(owner.player.id, None)
+    sessions.tries.pop(tried, None)
     await check_password(body.password, owner.player.name)
     new = await hash_password(body.password)
     async with store.engine.begin() as conn:
