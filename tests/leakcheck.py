@@ -36,7 +36,7 @@ from trusis.rules.roles import (
 from trusis.table.table import Table
 
 PUBLIC_CODES = frozenset({
-    "vote_cast", "vote_withdrawn", "passed", "timed_out", "left", "replaced", "said",
+    "vote_cast", "vote_withdrawn", "passed", "timed_out", "left", "replaced", "returned", "said",
     "vote_killed", "nobody_killed", "died", "quiet_night", "revived", "stalemate",
     "phase_limit", "game_over", "phase_started",
 })

@@ -44,7 +44,7 @@ SLOW = settings(max_examples=int(os.environ.get("TRUSIS_LEAK_EXAMPLES", "250")),
 FACTS = role_strings()
 
 PUBLIC_CODES = frozenset({
-    "vote_cast", "vote_withdrawn", "passed", "timed_out", "left", "replaced", "said",
+    "vote_cast", "vote_withdrawn", "passed", "timed_out", "left", "replaced", "returned", "said",
     "vote_killed", "nobody_killed", "died", "quiet_night", "revived", "stalemate",
     "game_over", "phase_started",
 })

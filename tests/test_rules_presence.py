@@ -186,6 +186,34 @@ def test_R53_D7_replaced_by_a_named_person() -> None:
     assert refuse(state, "replace", 3).code == "game_over"
 
 
+def test_R53_D29_a_seat_a_bot_took_over_goes_back_to_its_player_at_once() -> None:
+    state = game()
+    act(state, "leave", 7)  # R52: its grace period ran out
+    act(state, "replace", 7)  # ... and a bot plays it
+    name = state.names[7]
+    pass_all(state)  # the night: the bot's seat may act in it
+    assert state.kind == "night"
+    act(state, "sweep", 7, 2)  # the bot sweeps, and has not passed yet
+    events = act(state, "replace", 7, by=name)
+    assert [(e.code, e.params, e.audience) for e in events] == [
+        ("returned", {"seat": 7, "by": name}, "public")]
+    seat = view(state, 7)
+    assert seat["players"][6]["bot"] is False and seat["players"][6]["left"] is False
+    assert seat["role"] == "SWEEPER"
+    assert known(state, 7) == {"7": "SWEEPER", "2": "TRUSIS"}  # what the bot learnt (D30)
+    act(state, "pass", 7)  # at once: the bot had not passed, so its player plays this phase
+
+
+def test_R53_D29_only_a_seat_a_bot_took_over_can_be_taken_back() -> None:
+    state = game()
+    assert refuse(state, "replace", 7, by=state.names[7]).code == "not_left"  # never left
+    act(state, "leave", 7)
+    act(state, "replace", 7)
+    assert refuse(state, "replace", 7, by="bot").code == "not_left"  # a bot for a bot: no
+    events = act(state, "replace", 7, by="Zed")  # the host's link (D29): a new person
+    assert [e.code for e in events] == ["replaced"]
+
+
 # -- D8 ------------------------------------------------------------------------------------
 
 

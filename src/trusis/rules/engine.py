@@ -207,17 +207,20 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
     if not state.running:
         raise IllegalAction("game_over")
     seat = check_seat(state, action.seat)
-    if not state.left[seat]:
-        raise IllegalAction("not_left", seat=seat)
     by = "bot" if action.by is None else clean_name(action.by)  # D9, as chat
+    # D29: a seat a bot took over after it departed goes back to a person at once; who
+    # that may be (the same player, or whom the host's link names) is the server's check.
+    if not state.left[seat] and not (state.bots[seat] and by not in (None, "bot")):
+        raise IllegalAction("not_left", seat=seat)
     if by is None:
         raise IllegalAction("bad_name")
+    back = by != "bot" and by == state.names[seat]  # the seat's own name: its player is back (D29)
     state.left[seat] = False
     state.derive_present()
     state.bots[seat] = by == "bot"
     if by != "bot":
         state.names[seat] = by
-    state.emit(out, "replaced", {"seat": seat, "by": by})
+    state.emit(out, "returned" if back else "replaced", {"seat": seat, "by": by})
 
 
 def _say(state: GameState, action: Action, out: list[Event]) -> None:

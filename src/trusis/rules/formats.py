@@ -193,7 +193,8 @@ class GameOverParams(TypedDict):
 
 EVENT_PARAMS: Mapping[str, type] = {
     "passed": PassedParams, "timed_out": SeatsParams, "left": SeatParams,
-    "replaced": ReplacedParams, "said": SaidParams, "whispered": WhisperedParams,
+    "replaced": ReplacedParams, "returned": ReplacedParams, "said": SaidParams,
+    "whispered": WhisperedParams,
     "vote_cast": VoteParams, "vote_withdrawn": VoterParams, "trusis_vote": VoteParams,
     "trusis_vote_withdrawn": VoterParams, "illusion_made": IllusionParams,
     "choice_made": ChoiceParams, "choice_withdrawn": PowerParams,

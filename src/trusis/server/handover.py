@@ -5,18 +5,21 @@ when the host hands it a departed seat; a person only ever takes a departed
 seat (D18). The `replace` action hands it over with all the seat knew; the
 room's seats, the store and every connected client follow (`Room.reseat`): the
 one who held it now watches. Every claim code of the seat dies with it.
+
+A seat a bot took over stays its player's (`Seat.player_id`): the same player
+takes it back at once when they return (D29), and keeps the game (D32).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, Action
 from trusis.rules.i18n import seat_label
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, SeatKind
 
 if TYPE_CHECKING:
     from trusis.server.room import Room
@@ -35,9 +38,10 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
     if outcome.accepted:
         room.drop_claims(seat)
         held = room.seats.get(seat)
-        if held is not None and held.player_id is not None:
-            room.former.add(held.player_id)
-        room.seats[seat] = Seat("bot", name, None, kind)
+        owner = held.player_id if held is not None else None
+        if owner is not None:
+            room.former.add(owner)
+        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D29)
         await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
         async with room.lock:  # a snapshot never shows an action still being stored
             room.reseat()  # the person now watches; the seat is the bot's
@@ -47,12 +51,22 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         room.wake.set()
 
 
-async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> bool:
-    """R53: a new person takes a departed seat, with all it knew. Never a seat that has
+def departed(room: Room, seat: int) -> bool:
+    """D18: the seat's `leave` is in the record — it passes by itself, or a bot took it
+    over (R53) — so it may change hands."""
+    table = room.table
+    assert table is not None
+    return table.state.left[seat] or table.state.bots[seat]  # bots: only by a `replace`
+
+
+async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
+                         kind: SeatKind = "person") -> bool:
+    """R53: a person (or a program) takes a departed seat, with all it knew: a new one
+    through the host's link, or its own player coming back (D29). Never a seat that has
     not left (only disconnected: its player may come back; D18): False then."""
     table = room.table
     assert table is not None
-    if not table.state.left[seat]:
+    if not departed(room, seat):
         return False
     outcome = await room.submit(Action(REPLACE, seat, by=name))
     if not outcome.accepted:
@@ -61,9 +75,50 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str) -> bo
     room.away.pop(seat, None)
     if room.bots is not None:
         room.bots.unseat(seat)
-    room.seats[seat] = Seat("person", name, player_id)
-    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence)
+    room.seats[seat] = Seat(kind, name, player_id)
+    room.quit.discard(seat)
+    room.former.discard(player_id)
+    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
     async with room.lock:  # a snapshot never shows an action still being stored
         room.reseat()
+    if not room.connected(seat):  # until its player connects, its grace period runs (R52)
+        room.away[seat] = time.time()
+        room.wake.set()
     room.broadcast_table()
     return True
+
+
+def returnable(room: Room, player_id: str) -> int | None:
+    """The departed seat `player_id` gets back by coming back (D29): theirs, left by its
+    grace period running out (not on purpose: D31), while the game runs."""
+    table = room.table
+    if table is None or not table.state.running:
+        return None
+    for number, held in room.seats.items():
+        if held.player_id == player_id and number not in room.quit and departed(room, number):
+            return number
+    return None
+
+
+def handed_over(room: Room) -> set[int]:
+    """The seats a `replace` handed over at some point (R53): a bot seat among them was not
+    a bot's from the start, and the replay shows who held it at each step."""
+    if room.table is None:
+        return set()
+    return {a.seat for a in room.table.record.actions if a.do == REPLACE and a.seat}
+
+
+def hand_facts(room: Room, seat: int, mine: bool, taken_over: set[int]) -> dict[str, Any]:
+    """What the lobby's table tells of a seat's hands: `taken_over` (a bot only since a
+    `replace`: the replay marks when), `departed` (public, R52: the host may link it, R53)
+    and, for its own player, `yours_away` — "grace" comes back on opening the table (D29),
+    "left" only through the host's link (D31)."""
+    facts: dict[str, Any] = {}
+    held = room.seats[seat]
+    if seat in taken_over and held.kind == "bot":
+        facts["taken_over"] = True
+    if room.table is not None and room.table.state.running and departed(room, seat):
+        facts["departed"] = True
+        if mine:
+            facts["yours_away"] = "left" if seat in room.quit else "grace"
+    return facts

@@ -168,7 +168,8 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         if room.options.private and not (
             (invite is not None and secrets.compare_digest(invite, room.invite))
             or player_id == room.host_id
-            or (player_id is not None and room.seat_of(player_id) is not None)
+            or (player_id is not None and any(s.player_id == player_id
+                                              for s in room.seats.values()))  # D29
             or (player_id is not None and kept_for(room, player_id))  # a rematch's seat
         ):
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
@@ -280,13 +281,16 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     async def claim(self, room: Room, player: Player, code: str) -> int:
         return int(await self._on_owner("claim", room, player, code))
 
+    async def return_seat(self, room: Room, player: Player) -> int:
+        return int(await self._on_owner("return", room, player))
+
     # -- after the end ----------------------------------------------------------
 
     async def finished_game(self, room: Room) -> None:
         """Keep the game in its players' history and rate the registered ones."""
         assert room.table is not None
         holders = {n: s.player_id for n, s in room.seats.items()
-                   if s.player_id is not None and s.kind in ("person", "program")}
+                   if s.player_id is not None}  # a bot's seat too: its player's game (D32)
         row = await self.store.table_row(room.id)
         assert row is not None
         record = record_of(row, await self.store.action_rows(room.id))
@@ -330,7 +334,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
 
 LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
-                           "replace", "claim"}) | REMATCH_METHODS
+                           "replace", "claim", "return"}) | REMATCH_METHODS
 
 
 def bot_kinds() -> list[str]:

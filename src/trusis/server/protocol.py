@@ -166,6 +166,7 @@ class Welcome(_Out):
     seat: int | None
     you: dict[str, Any]
     table: dict[str, Any]
+    returned: bool = False  # its seat was given back just now (D29)
 
 
 class Snapshot(_Out):

@@ -75,6 +75,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
         return
     action_rows = await store.action_rows(row["id"])
     room.table = Table.from_record(record_of(row, action_rows))
+    room.quit = left_on_purpose(action_rows)
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
             room.remember(a["player_id"], a["client_id"],
@@ -87,6 +88,20 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
             room.deadline = time.time() + room.phase_seconds()
     log.info("table %s: read back at %s with %d actions", row["id"], room.phase_key(),
              len(action_rows))
+
+
+def left_on_purpose(action_rows: list[dict[str, Any]]) -> set[int]:
+    """The seats whose last `leave` their player sent (stored with its player id, and its
+    client id as it was accepted; R52's grace leaves none) and that no person took since
+    (D31); a bot's taking one does not make it its player's to come back to."""
+    quit: set[int] = set()
+    for a in action_rows:
+        data = json.loads(a["data"])
+        if data.get("do") == "leave" and a["player_id"] and a["client_id"]:  # accepted
+            quit.add(int(data["seat"]))
+        elif data.get("do") == "replace" and data.get("by") not in (None, "bot"):
+            quit.discard(int(data["seat"]))  # a person took it: the link the host made
+    return quit
 
 
 def take_charge(room: Room) -> None:

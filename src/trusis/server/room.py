@@ -30,7 +30,7 @@ from trusis.rules.views import view
 from trusis.server import logs
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
-from trusis.server.handover import hand_to_bot
+from trusis.server.handover import hand_facts, hand_to_bot, handed_over
 from trusis.server.options import TableOptions
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
@@ -75,6 +75,7 @@ class Room:
     claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     on_finished: Callable[[Room], Awaitable[None]] | None = None
     former: set[str] = field(default_factory=set)  # players whose seat went to a bot
+    quit: set[int] = field(default_factory=set)  # seats whose player left on purpose (D31)
     rematch: str | None = None  # the table proposed to play this game again (rematch.py)
     previous: str | None = None  # the game this table is the rematch of: its bots give way
     reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
@@ -119,13 +120,16 @@ class Room:
     def info(self, player_id: str | None = None) -> dict[str, Any]:
         """The table as the lobby shows it to `player_id` (the invite for its host only)."""
         seats = []
+        taken_over = handed_over(self) if self.status == "finished" else set()
         for number in range(1, self.options.seats + 1):
             held = self.seats.get(number)
             entry: dict[str, Any] = {"seat": number, "kind": None, "name": None}
             if held is not None:
+                mine = held.player_id is not None and held.player_id == player_id
                 entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
-                             you=held.player_id is not None and held.player_id == player_id,
+                             you=mine and held.kind != "bot",
                              connected=held.kind == "bot" or self.connected(number))
+                entry.update(hand_facts(self, number, mine, taken_over))
             elif number in self.reserved:
                 entry.update(reserved_entry(self.reserved[number], player_id))
             seats.append(entry)
@@ -322,6 +326,8 @@ class Room:
                 self.announce(self, {"k": "actions", "first": outcome.index,
                                      "list": [[action.to_dict(), now]],
                                      "deadline": self.deadline})
+            if outcome.accepted and action.do == LEAVE and player_id is not None:
+                self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
             self.wake.set()

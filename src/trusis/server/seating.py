@@ -17,11 +17,11 @@ from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server import barred
 from trusis.server.errors import LobbyError
-from trusis.server.handover import hand_to_bot, hand_to_person
+from trusis.server.handover import departed, hand_to_bot, hand_to_person, returnable
 from trusis.server.names import refuse_lookalike, skeleton
 from trusis.server.rematch_db import bot_gives_way, held_for_another, release
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, SeatKind
 from trusis.server.store import Player, Store, new_id
 from trusis.table.table import Table
 
@@ -202,7 +202,7 @@ class Seating:
             raise LobbyError(409, "not_running", "the game is not running")
         if not 1 <= seat <= room.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-        if not room.table.state.left[seat]:
+        if not departed(room, seat):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
 
     async def _replace(self, room: Room, player: Player, seat: int, by: str,
@@ -217,6 +217,8 @@ class Seating:
             return code
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
+        if not room.table or not room.table.state.left[seat]:  # a bot plays it already
+            raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         room.away.pop(seat, None)
         await hand_to_bot(room, seat, kind)
         return None
@@ -229,12 +231,33 @@ class Seating:
         seat = room.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
-        if room.seat_of(player.id) is not None:
+        if room.seat_of(player.id) not in (None, seat):  # your own departed seat: D31
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
         refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
                                        if n != seat))  # D20
         del room.claims[code]
-        if not await hand_to_person(room, seat, player.id, player.name):
+        if not await hand_to_person(room, seat, player.id, player.name, _kind_of(player)):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         return seat
+
+    async def _return(self, room: Room, player: Player) -> int:
+        """D29: the player whose seat departed when its grace period ran out takes it back
+        at once, from its bot or its automatic passes. Only that same player id: nobody
+        else learns a role this way (D18); a seat left on purpose needs the host's link
+        (D31)."""
+        if room.table is None or not room.table.state.running:
+            raise LobbyError(409, "not_running", "the game is not running")
+        # Asked by the WebSocket endpoint only (ws.py), which then simply connects: the
+        # refusal never reaches a client, and `yours_away` tells the page why (D31).
+        seat = returnable(room, player.id)
+        if seat is None or not await hand_to_person(room, seat, player.id, player.name,
+                                                    _kind_of(player)):
+            raise LobbyError(409, "nothing_to_return", "you have no seat to come back to "
+                             "at this table")
+        return seat
+
+
+def _kind_of(player: Player) -> SeatKind:
+    """The seat kind a player holds: a program's stays a program's (its token plays it)."""
+    return "program" if player.kind == "program" else "person"

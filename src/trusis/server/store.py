@@ -196,22 +196,22 @@ class Store:
 
     async def set_bot_seat(self, table_id: str, seat: int, bot_kind: str, name: str,
                            fence: Fence = None) -> None:
-        """A seat handed over to a bot during the game (R53)."""
+        """A seat handed over to a bot during the game (R53). Its `player_id` stays: the
+        seat is still its player's, who may take it back (D29) and keeps the game (D32)."""
         s = schema.seats
         async with self.engine.begin() as conn:
             await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
-                               .values(kind="bot", bot_kind=bot_kind, name=name,
-                                       player_id=None))
+                               .values(kind="bot", bot_kind=bot_kind, name=name))
 
     async def set_person_seat(self, table_id: str, seat: int, player_id: str,
                               name: str,
-                              fence: Fence = None) -> None:
+                              fence: Fence = None, kind: str = "person") -> None:
         s = schema.seats
         async with self.engine.begin() as conn:
             await fenced(conn, table_id, fence, self.commits.lease_seconds)
             await conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
-                               .values(kind="person", bot_kind=None, name=name,
+                               .values(kind=kind, bot_kind=None, name=name,
                                        player_id=player_id))
 
     # -- reading ------------------------------------------------------------

@@ -20,6 +20,7 @@ from trusis.server.address import client_address
 from trusis.server.clients import Client
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
+from trusis.server.handover import returnable
 from trusis.server.hub import Hub
 from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
@@ -44,7 +45,8 @@ def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
     """The seat this identity plays at `room` (None: a spectator)."""
     if token_seat is not None:
         seat = room.seats.get(token_seat)
-        return token_seat if seat is not None and seat.player_id == player_id else None
+        return token_seat if seat is not None and seat.player_id == player_id \
+            and seat.kind != "bot" else None  # a bot's seat stays its player's (D29)
     return room.seat_of(player_id)
 
 
@@ -88,14 +90,21 @@ async def play(websocket: WebSocket, table_id: str) -> None:
     if refused is not None:
         await _turn_away(websocket, 4429, refused)
         return
+    back = returnable(room, owner.player.id)  # a program's token: for its own seat only
+    returned = False
+    if back is not None and owner.seat in (None, back):
+        with contextlib.suppress(LobbyError):  # D29: back in your seat, before `welcome`
+            returned = await hub.return_seat(room, owner.player) == back
     try:
-        await _session(websocket, hub, room, owner)
+        await _session(websocket, hub, room, owner, returned)
     finally:
         counts.socket_closed(table_id, owner.player.id, address)
 
 
-async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner) -> None:
-    """One connection, from its `hello` to its close."""
+async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner,
+                   returned: bool = False) -> None:
+    """One connection, from its `hello` to its close (`returned`: it took its seat back
+    just now, D29, and `welcome` says so)."""
     app = websocket.app
     await websocket.accept(subprotocol(websocket))
     try:
@@ -116,9 +125,12 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
                     family=owner.family)
     client.start()
     logs.seat.set(client.seat)  # every line logged for this connection names its seat
-    client.send(dumps({"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
-                       "you": {"id": owner.player.id, "name": owner.player.name},
-                       "table": room.info(owner.player.id)}))
+    welcome = {"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
+               "you": {"id": owner.player.id, "name": owner.player.name},
+               "table": room.info(owner.player.id)}
+    if returned and client.seat is not None:
+        welcome["returned"] = True
+    client.send(dumps(welcome))
     try:
         async with room.lock:  # never between an action's apply and its commit (submit):
             room.join(client)  # a snapshot taken there would show what a crash may undo

@@ -13,7 +13,7 @@ export const PRIVATE_CODES = new Set([
 /** Public announcements, also shown in the public chat as system lines. */
 export const SYSTEM_CODES = new Set([
   "phase_started", "vote_killed", "nobody_killed", "died", "revived", "quiet_night", "game_over",
-  "stalemate", "phase_limit", "left", "replaced",
+  "stalemate", "phase_limit", "left", "replaced", "returned",
 ]);
 const LOG_LIMIT = 3000;
 
@@ -30,6 +30,7 @@ export class GameStore {
     this.chat = [];          // {from, to, text, phase, t, seq}
     this.listeners = new Set();
     this.restored = false;
+    this.online = false;     // this page's connection is open (its own seat is connected)
   }
 
   subscribe(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
@@ -205,6 +206,7 @@ export class GameStore {
 
   /** Who is connected, from the lobby-level table (absent: assumed connected). */
   connected(seat) {
+    if (this.online && this.seat !== null && Number(seat) === this.seat) return true;
     const seats = this.table?.seats || this.table?.players || [];
     const entry = Array.isArray(seats) ? seats.find((s) => Number(s.seat) === Number(seat)) : null;
     return entry ? entry.connected !== false : true;

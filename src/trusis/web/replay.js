@@ -28,6 +28,13 @@ const phaseOrder = (p) => (p ? Number(p.number) * 2 + (p.kind === "night" ? 1 : 
 class ReplayStore extends GameStore {
   persist() {}
   connected() { return true; }
+  /** Who held the seat at this step: a bot since a hand-over only from its `replace` on (the
+   * step's view says), a bot from the start all along (the table's seats say). */
+  isBot(seat) {
+    if (this.player(seat)?.bot) return true;
+    const entry = (this.table?.seats || []).find((s) => Number(s.seat) === Number(seat));
+    return !!entry && entry.kind === "bot" && !entry.taken_over;
+  }
 }
 
 export class ReplayScreen {

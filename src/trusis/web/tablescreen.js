@@ -32,6 +32,10 @@ export class TableScreen {
   constructor(app, tableId, invite) {
     this.app = app;
     this.invite = invite;
+    // The host's link to a departed seat (R53, D29, D31): /t/{id}#claim=CODE. The fragment
+    // never reaches a server log; it is read once, then taken out of the address bar.
+    this.claimCode = new URLSearchParams(location.hash.slice(1)).get("claim");
+    this.links = new Map(); // seat -> the claim link the host made for it
     const store = this.store = new GameStore(tableId);
     this.notebook = new Notebook(store);
     this.ring = new SeatRing(store, this.notebook, { onSelect: () => this.actions.render() });
@@ -56,7 +60,8 @@ export class TableScreen {
     };
     this.layout = h("div", { class: "layout" }, this.centre,
       h("aside", { class: "side", attrs: { "aria-label": t("tab.side") } }, this.side.el, Object.values(this.panels)));
-    this.notice = h("div", { class: "table-notice" });
+    this.away = h("div", { class: "table-away" });
+    this.notice = h("div", { class: "table-notice" }, this.away);
     this.foot = h("div", { class: "table-foot" });
     // The action bar is shown above the seats, so it comes before them in the tab order too.
     this.el = h("div", { class: "table-screen" }, this.status.el, this.notice, this.actions.el, this.phone.el, this.layout);
@@ -80,8 +85,27 @@ export class TableScreen {
     this.render();
     this.loadTable();
     if (this.app.me) loadBlocked(this.store, () => this.chat.redraw());
-    if (this.app.me) this.conn.start();
+    if (this.app.me) this.play();
     else this.needName();
+  }
+
+  /** Connect; first, when the page was opened with a claim link, take its seat. */
+  async play() {
+    if (this.claimCode) await this.claim(this.claimCode);
+    this.conn.start();
+  }
+
+  async claim(code) {
+    this.claimCode = null;
+    history.replaceState(history.state, "", `${location.pathname}${location.search}`);
+    const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
+    try {
+      const answer = await post(`/api/tables/${encodeURIComponent(this.store.tableId)}/claim${q}`, { code });
+      if (answer.table) this.store.setTable(answer.table);
+      banner([t("return.claimed", { seat: answer.seat })], "info");
+    } catch (err) {
+      fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } }, h("p", {}, errorText(err))), this.away);
+    }
   }
 
   unmount() {
@@ -104,22 +128,26 @@ export class TableScreen {
   }
 
   onMe() {
-    fill(this.notice);
+    fill(this.notice, this.away);
     this.conn.stop();
-    this.conn.start();
     this.loadTable();
+    this.play();
   }
 
-  needName() { fill(this.notice, nameForm(this.app, { compact: true })); }
+  needName() { fill(this.notice, nameForm(this.app, { compact: true }), this.away); }
 
   fatal(code) {
     if (code === "not_signed_in") { this.needName(); return; }
     fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } },
       h("p", {}, errorText({ code })),
-      h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))));
+      h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))), this.away);
   }
 
   connection(status, detail) {
+    // While this page is connected, its own seat is: the lobby's facts may be older (a
+    // reload's `GET` answered before the new connection joined).
+    this.store.online = status === "open";
+    this.ring.render();
     this.status.setConnection(status === "fatal" ? "lost" : status);
     if (status === "fatal") this.fatal(detail);
   }
@@ -132,7 +160,10 @@ export class TableScreen {
   receive(m) {
     const store = this.store;
     switch (m.type) {
-      case "welcome": store.welcome(m); break;
+      case "welcome":
+        store.welcome(m);
+        if (m.returned) banner([t("return.welcome_back")], "info");  // D29: seat, role, messages
+        break;
       case "table": {
         const was = store.table?.status;
         store.setTable(m.table);
@@ -234,33 +265,72 @@ export class TableScreen {
     this.render();
   }
 
-  /** Under the seats: leaving the game, and for the host, handing departed seats to bots
-   * (R53): only a seat that has left — a disconnected one waits out its grace (R52, D18). */
+  /** Under the seats: leaving the game, and for the host, departed seats (R53): to a bot (a
+   * seat that passes by itself), or a link for a person — the same player, to let them back
+   * after leaving on purpose (D31), or someone new. A disconnected seat waits out its grace
+   * (R52, D18). */
   drawFoot(view) {
     const canLeave = (view.legal || []).some((a) => a.do === "leave");
     const host = this.store.table?.you_host && view.status === "running";
-    const away = host ? (view.players || []).filter((p) => p.alive !== undefined && !this.store.isBot(p.seat)
-      && p.left) : [];
-    const key = JSON.stringify([lang(), canLeave, away.map((p) => [p.seat, p.name]), view.status, !!this.app.me]);
+    const departed = host ? (this.store.table?.seats || []).filter((s) => s.departed) : [];
+    const toBot = new Set((view.players || []).filter((p) => p.left).map((p) => p.seat));
+    const key = JSON.stringify([lang(), canLeave, departed.map((s) => [s.seat, s.name, s.kind]), [...toBot],
+      [...this.links], view.status, !!this.app.me]);
     if (key === this.footKey) return;
     this.footKey = key;
     fill(this.foot,
-      away.map((p) => h("button", {
-        class: "btn btn-small", type: "button", text: t("host.replace", { seat: seatName(p.seat) }),
-        on: { click: () => this.replace(p.seat) },
-      })),
-      canLeave ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
+      departed.map((s) => h("div", { class: "departed", attrs: { "data-seat": String(s.seat) } },
+        toBot.has(s.seat) && !this.store.isBot(s.seat) ? h("button", {
+          class: "btn btn-small btn-bot", type: "button", text: t("host.replace", { seat: seatName(s.seat) }),
+          on: { click: () => this.replace(s.seat, "bot") },
+        }) : null,
+        h("button", {
+          class: "btn btn-small btn-link", type: "button", text: t("host.link", { seat: seatName(s.seat) }),
+          on: { click: () => this.replace(s.seat, "person") },
+        }),
+        this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null)),
+      canLeave ? h("button", { class: "btn btn-small btn-ghost btn-leave", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
       this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null,
       this.app.me && view.status === "running" ? blockButton(this.store, { players: () => (this.store.view?.players || []).filter((p) => !this.store.isBot(p.seat)), onBlocked: () => this.chat.redraw() }) : null);
   }
 
-  async replace(seat) {
+  /** The claim link to pass on, with what it does, and a button to copy it. */
+  linkBox(seat, url) {
+    const input = h("input", { class: "claim-url", type: "text", value: url, readOnly: true,
+      attrs: { "aria-label": t("host.link_label", { seat: seatName(seat) }) } });
+    const copied = h("span", { class: "hint", attrs: { role: "status" } });
+    return h("div", { class: "claim-box" },
+      h("p", { class: "hint" }, t("host.link_help", { seat: seatName(seat) })),
+      h("div", { class: "claim-row" }, input,
+        h("button", { class: "btn btn-small", type: "button", text: t("host.link_copy"), on: { click: async () => {
+          input.select();
+          try { await navigator.clipboard.writeText(url); copied.textContent = t("host.link_copied"); }
+          catch { copied.textContent = t("host.link_select"); }
+        } } })),
+      copied);
+  }
+
+  async replace(seat, by) {
     const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
     try {
-      this.store.setTable(await post(`/api/tables/${encodeURIComponent(this.store.tableId)}/seats/${seat}/replace${q}`, { kind: "heuristic" }));
+      const answer = await post(`/api/tables/${encodeURIComponent(this.store.tableId)}/seats/${seat}/replace${q}`, { by, kind: "heuristic" });
+      if (answer.link) this.links.set(seat, new URL(answer.link, location.origin).href);
+      if (answer.table) this.store.setTable(answer.table);
+      this.footKey = null;
+      this.render();
     } catch (err) {
       this.actions.showRefusal(err);
     }
+  }
+
+  /** Your own seat, departed: what happened and how to come back (D29, D31). */
+  drawAway() {
+    const mine = (this.store.table?.seats || []).find((s) => s.yours_away);
+    const state = this.store.table?.status === "running" && mine ? mine.yours_away : "";
+    if (state === this.awayKey) return;
+    this.awayKey = state;
+    fill(this.away, state ? h("div", { class: "card notice-away", attrs: { role: "status" } },
+      h("p", {}, t(state === "left" ? "return.left_notice" : "return.grace_notice", { seat: seatName(mine.seat) }))) : null);
   }
 
   /** The role card in the ring's centre, drawn again only when what it says changes. */
@@ -311,6 +381,7 @@ export class TableScreen {
     this.drawRole(view);
     this.ring.render();
     this.drawFoot(view);
+    this.drawAway();
     this.actions.render();
     this.chat.setQuiet(srMode());
     this.chat.render();

@@ -1,0 +1,213 @@
+"""Coming back to a seat (R52, R53, D29–D32) through a real server and the documented protocol:
+the same player — a program with its seat token, or a person — takes back the seat its grace
+period lost, at once, with its role and every private message the seat got meanwhile; nobody
+else can; a player who left on purpose needs the host's link; the game stays in their data."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clusterproc import Cluster, two_processes  # noqa: F401  (a fixture)
+from serverplay import Conn
+from serverproc import Guest, ServerProcess, running_server
+
+GRACE = 5
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server("sqlite", tmp_path_factory.mktemp("return")) as proc:
+        yield proc
+
+
+def started(server: ServerProcess, program: bool = False,
+            **options: Any) -> tuple[Guest, Guest, str, str]:
+    """Host at seat 1 (watching, connected), seat 2 a program or Bob, three bots: started.
+    Returns the host, Bob, the table id and seat 2's token."""
+    host, bob = Guest(server.url, "Host"), Guest(server.url, "Bob")
+    table = host.create(seats=5, day_seconds=3600, night_seconds=1800, grace_seconds=GRACE,
+                        **options)
+    tid = table["id"]
+    host.sit(tid, 1)
+    if program:
+        reply = host.http.post(f"/api/tables/{tid}/seats/2/program", json={"name": "Robo"})
+        assert reply.status_code == 200, reply.text
+        token = str(reply.json()["token"])
+    else:
+        bob.sit(tid, 2)
+        token = bob.token
+    host.bots(tid, 3)
+    host.start(tid)
+    return host, bob, tid, token
+
+
+def codes(conn: Conn) -> list[str]:
+    return [str(e.get("code")) for e in conn.events]
+
+
+def seat_two(conn: Conn) -> dict[str, Any]:
+    assert conn.view is not None
+    player: dict[str, Any] = conn.view["players"][1]
+    return player
+
+
+def test_R53_D29_D30_a_program_seat_comes_back_from_its_bot(server: ServerProcess) -> None:
+    """A program whose grace period ran out (R52) reconnects with its seat token: its seat,
+    its role, and the private message the seat got while the bot held it (D30)."""
+    host, _bob, tid, token = started(server, program=True)
+    watcher = Conn(server, tid, host.token).open()
+    robo = Conn(server, tid, token).open()
+    role = robo.role
+    robo.vanish()  # a lost signal: the grace period runs
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    assert watcher.command(do="say", text="psst, seat 2", to=2)["type"] == "ack"
+    info = host.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["kind"] == "bot" and info["seats"][1]["departed"] is True
+    back = Conn(server, tid, token).open()
+    assert back.seat == 2 and back.role == role and not back.me["bot"]
+    assert next(m for m in back.messages if m["type"] == "welcome").get("returned") is True
+    assert any(e.get("code") == "whispered" or "psst" in str(e) for e in back.events), \
+        back.events
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    assert not seat_two(watcher)["bot"]
+    info = host.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["kind"] == "program" and info["seats"][1]["name"] == "Robo"
+    assert back.command(do="pass")["type"] in ("ack", "refused")  # it plays (R53)
+    back.close()
+    watcher.close()
+
+
+def test_R52_D29_a_person_comes_back_without_bots_and_nobody_else_can(
+        server: ServerProcess) -> None:
+    """Without bots taking over the seat leaves at the end of its grace period and passes by
+    itself; another identity opening the table watches, and Bob, opening it again, plays."""
+    host, bob, tid, _ = started(server, bots_take_over=False)
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["left"], GRACE + 15)
+    mallory = Guest(server.url, "Mallory")
+    thief = Conn(server, tid, mallory.token).open()
+    assert thief.seat is None and (thief.view or {}).get("role") is None
+    thief.close()
+    time.sleep(0.3)
+    assert seat_two(Conn(server, tid, host.token).open())["left"] is True
+    data = bob.http.get("/api/me/data").json()
+    assert [s["seat"] for s in data["seats"] if s["table_id"] == tid] == [2]
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 2 and back.view is not None and back.view.get("role")
+    assert back.me["left"] is False
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    back.close()
+    watcher.close()
+
+
+def test_R52_D31_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> None:
+    host, bob, tid, _ = started(server)
+    watcher = Conn(server, tid, host.token).open()
+    conn = Conn(server, tid, bob.token).open()
+    assert conn.command(do="leave")["type"] == "ack"
+    conn.close()
+    time.sleep(0.3)
+    again = Conn(server, tid, bob.token).open()  # opening the table again: still left
+    assert again.seat == 2 and again.me["left"] is True
+    again.close()
+    info = bob.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["yours_away"] == "left"
+    reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["link"].startswith(f"/t/{tid}#claim=")
+    claimed = bob.http.post(f"/api/tables/{tid}/claim", json={"code": reply.json()["claim"]})
+    assert claimed.status_code == 200 and claimed.json()["seat"] == 2, claimed.text
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 2 and back.me["left"] is False
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    back.close()
+    watcher.close()
+
+
+def test_D32_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProcess) -> None:
+    host, bob, tid, _ = started(server)
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    data = bob.http.get("/api/me/data").json()
+    assert [s["seat"] for s in data["seats"] if s["table_id"] == tid] == [2]
+    info = bob.http.get(f"/api/tables/{tid}").json()
+    assert info["seats"][1]["yours_away"] == "grace" and info["seats"][1]["you"] is False
+    watcher.close()
+
+
+def finished_with_a_takeover(server: ServerProcess) -> tuple[Guest, Guest, str]:
+    """Bob never comes: after his grace period a bot plays his seat (R52, R53); then the host
+    leaves, and the bots play the game to its end."""
+    host, bob, tid, _ = started(server)
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    assert watcher.command(do="leave")["type"] == "ack"
+    watcher.until(lambda c: c.view is not None and c.view["status"] == "finished", 120)
+    watcher.close()
+    return host, bob, tid
+
+
+def test_D32_a_game_a_bot_finished_stays_in_its_players_history(server: ServerProcess) -> None:
+    """Bob's seat went to a bot: the game is still his — in `/api/me/data`'s games and seats,
+    and on his profile — as the record names him (issue 21)."""
+    _host, bob, tid = finished_with_a_takeover(server)
+    data = bob.http.get("/api/me/data").json()
+    assert [g["seat"] for g in data["games"] if g["table_id"] == tid] == [2]
+    assert [s["seat"] for s in data["seats"] if s["table_id"] == tid] == [2]
+    profile = bob.http.get(f"/api/players/{data['player']['id']}").json()
+    assert tid in str(profile["games"]), profile
+    record = bob.http.get(f"/api/tables/{tid}/record").json()
+    assert record["players"][1] == "Bob"
+
+
+def test_D29_D31_after_a_restart_who_may_come_back_is_the_same(tmp_path: Path) -> None:
+    """The store is the truth after a restart (restore.py): Bob, whose grace period ran out,
+    comes back; Carol, who left on purpose (and whose seat a bot then took), does not."""
+    with running_server("sqlite", tmp_path) as server:
+        host, bob, carol = (Guest(server.url, n) for n in ("Host", "Bob", "Carol"))
+        tid = host.create(seats=5, day_seconds=3600, night_seconds=1800,
+                          grace_seconds=GRACE)["id"]
+        for number, guest in enumerate((host, bob, carol), start=1):
+            guest.sit(tid, number)
+        host.bots(tid, 2)
+        host.start(tid)
+        conn = Conn(server, tid, carol.token).open()
+        assert conn.command(do="leave")["type"] == "ack"
+        conn.close()
+        watcher = Conn(server, tid, host.token).open()
+        watcher.until(lambda c: c.view is not None and c.view["players"][1]["bot"]
+                      and c.view["players"][2]["bot"], GRACE + 15)
+        watcher.close()
+        server.kill()
+        server.start()
+        info = carol.http.get(f"/api/tables/{tid}").json()
+        assert info["seats"][2]["yours_away"] == "left"
+        assert bob.http.get(f"/api/tables/{tid}").json()["seats"][1]["yours_away"] == "grace"
+        again = Conn(server, tid, carol.token).open()
+        assert again.seat is None  # a bot plays her seat; she watches (D31)
+        again.close()
+        back = Conn(server, tid, bob.token).open()
+        assert back.seat == 2 and not back.me["bot"] and back.view is not None
+        assert back.view.get("role")
+        back.close()
+
+
+def test_D29_across_two_processes_the_return_is_run_by_the_owner(
+        two_processes: Cluster) -> None:  # noqa: F811
+    """The game lives on process a; Bob comes back through process b, which forwards his
+    return to a (cluster/forward.py) and plays the seat it hands back."""
+    a, b = two_processes.servers
+    host, bob, tid, _ = started(a)
+    watcher = Conn(a, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    back = Conn(b, tid, bob.token).open()
+    assert back.seat == 2 and not back.me["bot"] and back.view is not None
+    assert back.view.get("role")
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    back.close()
+    watcher.close()
