@@ -14,7 +14,12 @@ carries a marker or is checked against the truth:
 - night TRUSIS votes (R24) only to TRUSIS; private choices and results (an
   illusion's real target R21, an extra vote R22, protections, sweeps, ...) only
   to the seat that made or learnt them; internal events to nobody;
-- the seed, and the record, never before the end.
+- the seed, and the record, never before the end;
+- the moderation page (issue 18): one person per game (a seat, or the spectator) reports
+  during the game, and a moderator's answers — every report, the reported player's record,
+  the audit log — are scanned as that reporter's: a report holds only what its reporter
+  could read (R50, R51, D31), so no whisper between two other seats and no role of the
+  running game may appear in them.
 
 Then the strongest check: the game's whole record, read from the database once
 it has ended, is replayed with `trusis.table.table.Table`, and every `snapshot`
@@ -33,10 +38,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from leakcheck import PRIVATE_CODES, Checker, Fetch, GameRun
 from liveplay import Seated
+from modhelp import account, grant
 from serverproc import Guest, ServerProcess, running_server
 from trusis.rules.roles import TRUSIS
 
@@ -51,8 +58,32 @@ def _fetch(run: GameRun, guest: Guest, seat: int | None, path: str, running: boo
     run.fetches.append(Fetch(seat, path, reply.status_code, reply.text, running))
 
 
-def play_game(server: ServerProcess, index: int, rng: random.Random) -> GameRun:
-    """One game: guests seated, bots in the rest, a spectator; played to its end."""
+def _moderate(run: GameRun, moderator: httpx.Client, reporter: Guest, seat: int | None,
+              about: int, running: bool) -> None:
+    """The reporter reports `about`; the moderator reads every moderation answer, each
+    scanned as if the reporter's seat had received it (D31)."""
+    filed = reporter.http.post(f"/api/tables/{run.table_id}/reports",
+                               json={"seat": about, "reason": "canary report"})
+    assert filed.status_code == 201, filed.text
+    decided = moderator.post(f"/api/moderation/reports/{filed.json()['id']}",
+                             json={"state": "dismissed", "reason": "canary"})
+    assert decided.status_code == 200, decided.text
+    listing = moderator.get("/api/moderation/reports", params={"state": "all"})
+    mine = [r for r in listing.json()["reports"] if r["table"]["id"] == run.table_id]
+    assert mine and all(r["reporter"]["seat"] == seat for r in mine)
+    paths = ["/api/moderation/reports?state=all", "/api/moderation/audit"]
+    if mine[0]["about"]["id"]:
+        paths.append(f"/api/moderation/players/{mine[0]['about']['id']}")
+    for path in paths:
+        reply = moderator.get(path)
+        assert reply.status_code == 200, reply.text
+        run.fetches.append(Fetch(seat, path, reply.status_code, reply.text, running))
+
+
+def play_game(server: ServerProcess, index: int, rng: random.Random,
+              moderator: httpx.Client | None = None) -> GameRun:
+    """One game: guests seated, bots in the rest, a spectator; played to its end. With a
+    moderator, one reporter (a seat, or the spectator in every other game) reports."""
     seats = rng.randint(5, 12)
     people = rng.randint(2, min(4, seats - 1))
     host = Guest(server.url, f"Host {index}")
@@ -81,6 +112,8 @@ def play_game(server: ServerProcess, index: int, rng: random.Random) -> GameRun:
     by_client[spectator] = watcher
     for client in everyone:
         assert client.connect(), "could not connect"
+    reporter = spectator if index % 2 == 0 else run.clients[0]
+    others = [n for n in range(1, seats + 1) if n != reporter.seat]
     start = time.monotonic()
     reconnects = {rng.randrange(len(run.clients)): "keep", rng.randrange(len(run.clients)): None}
     steps = 0
@@ -103,6 +136,9 @@ def play_game(server: ServerProcess, index: int, rng: random.Random) -> GameRun:
             for path in (f"/api/tables/{table_id}", "/api/tables",
                          f"/api/tables/{table_id}/record", f"/api/tables/{table_id}/summary"):
                 _fetch(run, guest, client.seat, path, not client.finished)
+        if steps in (20, 200) and moderator is not None:  # one reporter per game (D31)
+            _moderate(run, moderator, by_client[reporter], reporter.seat,
+                      rng.choice(others), not reporter.finished)
         if steps % 25 == 0 and reconnects:  # a reload: the missed events, or a snapshot
             which, last = reconnects.popitem()
             client = run.clients[which]
@@ -111,6 +147,9 @@ def play_game(server: ServerProcess, index: int, rng: random.Random) -> GameRun:
                 assert client.connect(last), "could not reconnect"
         if not busy:
             everyone[steps % len(everyone)].pump(0.01)
+    if moderator is not None and steps < 20:  # a short game: read after its end
+        _moderate(run, moderator, by_client[reporter], reporter.seat, rng.choice(others),
+                  False)
     for client in everyone:  # the last frames
         client.settle()
         guest = by_client[client]
@@ -129,9 +168,11 @@ def test_canary_no_hidden_fact_reaches_a_seat_the_rules_do_not_give_it(
     rng = random.Random(int(os.environ.get("TRUSIS_CANARY_SEED", "20261201")))
     with running_server("sqlite", tmp_path, log=tmp_path / "server.log") as server:
         seeds = [rng.random() for _ in range(GAMES)]
+        moderator, _ = account(server.url, "Canary Moderator")
+        grant(server, "Canary Moderator", "moderator")
         with ThreadPoolExecutor(3) as pool:
-            runs = list(pool.map(lambda i: play_game(server, i, random.Random(seeds[i])),
-                                 range(GAMES)))
+            runs = list(pool.map(lambda i: play_game(server, i, random.Random(seeds[i]),
+                                                     moderator), range(GAMES)))
         problems: list[str] = []
         totals = {"frames": 0, "events": 0, "views": 0, "markers": 0, "actions": 0}
         roles: dict[str, int] = {}
@@ -165,4 +206,7 @@ def test_canary_no_hidden_fact_reaches_a_seat_the_rules_do_not_give_it(
                   f"{len(problems)} problems\n  guests' roles: {roles}\n"
                   f"  private events received: {codes}")
         assert problems == [], "\n".join(problems[:30])
+        moderated = {r.table_id for r in runs for f in r.fetches
+                     if f.path.startswith("/api/moderation")}
+        assert len(moderated) == len(runs), "a game ended before its report was read"
         assert totals["markers"] > 0 and totals["events"] > 0

@@ -16,7 +16,7 @@ from fastapi import Response
 from sqlalchemy import insert, select, update
 from starlette.requests import HTTPConnection
 
-from trusis.server import schema
+from trusis.server import sanctions, schema
 from trusis.server.address import client_address
 from trusis.server.errors import LobbyError
 from trusis.server.identity import Identity, guest_name
@@ -45,6 +45,8 @@ class Accounts:
                        response: Response) -> Player:
         """A new account, or the signed-in guest turned into one (keeping their games)."""
         name = guest_name(name)
+        await sanctions.refuse_banned(self.store.engine, connection,
+                                      self.identity.presented_token(connection))
         await check_password(password, name)
         await self.throttle.window(f"register:{client_address(connection)}", REGISTRATIONS,
                                    REGISTER_WINDOW)
@@ -85,6 +87,8 @@ class Accounts:
                     await verify_password(None, password)  # as long as a wrong password
                 raise LobbyError(401, "wrong_login", "wrong name or password")
             await self.throttle.clear(pair)
+        await sanctions.refuse_banned(self.store.engine, connection,  # after the password
+                                      self.identity.presented_token(connection), row[0])
         player = Player(row[0], row[1], "account")
         await self.identity.renew(player, connection, response)
         return player

@@ -21,12 +21,14 @@ from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES, catalogue
 from trusis.rules.roles import ROLES
 from trusis.server import (
+    blocks,
     chatcap,
     deps,
     lobby,
     logs,
     metrics,
     metrics_live,
+    moderation,
     people,
     rematch_api,
     sessions,
@@ -155,6 +157,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(people.router)
     app.include_router(sessions.router)
     app.include_router(rematch_api.router)
+    app.include_router(moderation.router)
+    app.include_router(blocks.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)
@@ -232,7 +236,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # The client routes on the path: every page of it is the same document.
     for path in ("/", "/t/{table_id}", "/t/{table_id}/replay", "/p/{player_id}",
-                 "/leaderboard"):
+                 "/leaderboard", "/moderation"):
         # HEAD too: link checkers and uptime monitors ask it, and expect 200 like GET.
         app.api_route(path, methods=["GET", "HEAD"], include_in_schema=False)(page)
     return app

@@ -17,7 +17,7 @@ from typing import Any
 
 from trusis.rules.actions import REPLACE, SAY, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
-from trusis.server import chatcap, metrics
+from trusis.server import chatcap, metrics, sanctions
 from trusis.server.protocol import ActionIn
 from trusis.server.room import Room
 
@@ -79,6 +79,9 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
         reply = refusal(room, "unknown_action", {"do": given.do}, lang)
     elif (capped := chatcap.refusal(room, seat, given.do)) is not None:  # D21
         reply = refusal(room, *capped, lang)
+    elif given.do == SAY and (muted := await sanctions.muted_until(
+            room.store.engine, player_id)) is not None:  # a moderator's mute, from the database
+        reply = refusal(room, "muted", {"until": muted or None}, lang)
     elif not room.allowed(player_id, Action(given.do)):
         # `retry_after`: when the same command would be taken (the chat says when).
         wait = room.retry_after(player_id, Action(given.do))

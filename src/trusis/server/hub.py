@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
+from trusis.server.banning import unseat_banned
 from trusis.server.cluster.follow import apply_facts, facts
 from trusis.server.cluster.forward import OwnerUnavailable
 from trusis.server.cluster.node import Node
@@ -45,6 +46,7 @@ class Revoked(TypedDict):
     player: str
     family: str | None
     keep: str | None
+    ban: NotRequired[bool]  # a ban (moderation.py): the player's seats go too (banning.py)
 
 
 SIGNED_OUT = 4401
@@ -90,6 +92,8 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
                 if revoked["keep"] is not None and client.family == revoked["keep"]:
                     continue
                 client.shut(SIGNED_OUT, "signed out")
+        if revoked.get("ban"):
+            unseat_banned(self.rooms.values(), revoked["player"])
 
     def adopt(self, room: Room) -> None:
         """A room read back from the store, now held by this process."""

@@ -116,6 +116,10 @@ class Identity:
                 return protocol[len(BEARER_PROTOCOL):] or None
         return None
 
+    def presented_token(self, connection: HTTPConnection) -> str | None:
+        """The token the request came with (bearer first, then the cookie's), if any."""
+        return self._bearer(connection) or self._cookie_token(connection)
+
     async def owner(self, connection: HTTPConnection) -> TokenOwner | None:
         """The player behind the request's bearer token or session cookie, if any (asked
         of the database once per request)."""

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from trusis.bots.registry import DEFAULT_BOT
 from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES
-from trusis.server import deps
+from trusis.server import deps, sanctions
 from trusis.server.address import client_address
 from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
@@ -66,6 +66,9 @@ async def health(request: Request) -> Response:
 async def guest(body: GuestIn, request: Request, response: Response) -> dict[str, Any]:
     """Sign in as a guest with a name: a cookie for the browser, a token for programs."""
     quota(request).new_guest(client_address(request))
+    identity = deps.identity(request)  # no new guest from a banned player's browser
+    await sanctions.refuse_banned(identity.store.engine, request,
+                                  identity.presented_token(request))
     player, token = await deps.identity(request).new_guest(body.name, response)
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind},
             "token": token}

@@ -116,12 +116,13 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
     if room.table is not None:
         chat = room.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # only what the reporter saw
         phase = room.phase_key()
+    held = room.seats.get(body.seat)  # the person reported, whoever holds the seat later
     report_id = new_id(12)
     async with deps.store(request).engine.begin() as conn:
         await conn.execute(insert(schema.reports).values(
             id=report_id, table_id=room.id, reporter_id=player.id, reporter_seat=mine,
             seat=body.seat, reason=body.reason.strip(), chat=json.dumps(chat), phase=phase,
-            at=time.time()))
+            at=time.time(), reported_id=held.player_id if held is not None else None))
     return {"id": report_id}
 
 

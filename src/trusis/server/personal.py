@@ -34,6 +34,10 @@ async def player_data(engine: AsyncEngine, player_id: str) -> dict[str, Any] | N
         filed = (await conn.execute(select(r).where(r.c.reporter_id == player_id))).mappings()
         held = (await conn.execute(select(schema.staff_roles).where(
             schema.staff_roles.c.player_id == player_id))).mappings()
+        given = (await conn.execute(select(schema.sanctions).where(
+            schema.sanctions.c.player_id == player_id))).mappings()
+        blocks = (await conn.execute(select(schema.blocks).where(
+            schema.blocks.c.player_id == player_id))).mappings()
         return {
             "player": {k: v for k, v in dict(me).items() if k != "password_hash"},
             "seats": [dict(x) for x in seats.all()],
@@ -41,6 +45,9 @@ async def player_data(engine: AsyncEngine, player_id: str) -> dict[str, Any] | N
             "actions": [{**dict(x), "data": json.loads(x["data"])} for x in acts.all()],
             "reports_filed": [dict(x) for x in filed.all()],
             "staff_roles": [dict(x) for x in held.all()],
+            # Sanctions given to you, without which moderator gave them (moderation.py).
+            "sanctions": [{k: v for k, v in x.items() if k != "by_id"} for x in given.all()],
+            "blocks": [dict(x) for x in blocks.all()],
         }
 
 
@@ -75,6 +82,9 @@ async def forget_player(engine: AsyncEngine, player_id: str) -> bool:
         await conn.execute(delete(k).where(k.c.player_id == player_id))
         await conn.execute(delete(schema.staff_roles)
                            .where(schema.staff_roles.c.player_id == player_id))
+        b = schema.blocks  # blocks end both ways; sanctions stay, as the moderators' record
+        await conn.execute(delete(b).where((b.c.player_id == player_id)
+                                           | (b.c.blocked_id == player_id)))
         await conn.execute(update(p).where(p.c.id == player_id).values(
             name=DELETED_NAME, login=None, password_hash=None, deleted=True))
     return True

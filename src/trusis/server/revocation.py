@@ -45,7 +45,11 @@ class Sessions:
         self.tries[key] = (count + 1, since)
 
     async def revoke(self, player_id: str, family: str | None = None,
-                     keep: str | None = None) -> None:
-        """End one sign-in (`family`), every one but `keep`, or (neither) all of them."""
+                     keep: str | None = None, ban: bool = False) -> None:
+        """End one sign-in (`family`), every one but `keep`, or (neither) all of them;
+        for a ban (moderation.py) the player's seats also go, on every process."""
         await self.store.drop_tokens(player_id, family, keep)
-        await self.hub.revoked(Revoked(player=player_id, family=family, keep=keep))
+        revoked = Revoked(player=player_id, family=family, keep=keep)
+        if ban:
+            revoked["ban"] = True
+        await self.hub.revoked(revoked)

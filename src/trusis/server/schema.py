@@ -52,6 +52,69 @@ staff_roles = Table(
     Column("granted_by", String(64), nullable=False),  # "cli", or the granting admin's id
 )
 
+# -- migration 0007: moderation (moderation.py, sanctions.py, blocks.py) ---------------
+
+report_states = Table(
+    "report_states", metadata,
+    # What a moderator did with a report (R51): no row is an open report.
+    Column("report_id", String(16), ForeignKey("reports.id"), primary_key=True),
+    Column("state", String(16), nullable=False),  # acted, dismissed
+    Column("by_id", String(32), nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+sanctions = Table(
+    "sanctions", metadata,
+    Column("id", String(16), primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),  # warning, mute, ban
+    Column("reason", Text, nullable=False),
+    Column("by_id", String(32), nullable=False),  # the moderator's player id
+    Column("at", Float, nullable=False),
+    Column("until", Float, nullable=True),  # a mute's or a ban's end; None: no end
+    Column("report_id", String(16), nullable=True),
+    Column("seen_at", Float, nullable=True),  # a warning, once its player has read it
+    Column("lifted_at", Float, nullable=True),  # a moderator ended it early
+)
+
+moderation_log = Table(
+    "moderation_log", metadata,
+    # The audit log: every act of a moderator or an admin, never rewritten.
+    Column("id", String(16), primary_key=True),
+    Column("at", Float, nullable=False, index=True),
+    Column("actor_id", String(32), nullable=False),
+    Column("action", String(24), nullable=False),
+    Column("target_id", String(32), nullable=True),
+    Column("report_id", String(16), nullable=True),
+    Column("reason", Text, nullable=False),
+    Column("until", Float, nullable=True),
+)
+
+blocks = Table(
+    "blocks", metadata,
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("blocked_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("at", Float, nullable=False),
+)
+
+Index("blocks_blocked", blocks.c.blocked_id)
+
+banned_tokens = Table(
+    "banned_tokens", metadata,
+    # The token hashes a banned player held: a browser that held one gets no new guest.
+    Column("hash", String(64), primary_key=True),
+    Column("player_id", String(32), nullable=False, index=True),
+    Column("until", Float, nullable=True),
+)
+
+removals = Table(
+    "removals", metadata,
+    # Who a host removed from a waiting room: they cannot sit there again (D30).
+    Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
+    Column("player_id", String(32), primary_key=True),
+    Column("at", Float, nullable=False),
+)
+
 tokens = Table(
     "tokens", metadata,
     Column("hash", String(64), primary_key=True),  # sha256 of the token: never the token
@@ -134,6 +197,8 @@ reports = Table(
     Column("chat", Text, nullable=False),  # JSON: the chat lines the reporter saw around it
     Column("phase", String(16), nullable=False),
     Column("at", Float, nullable=False),
+    # Migration 0007: the person who held the seat when it was reported (seats change hands).
+    Column("reported_id", String(32), nullable=True),
 )
 
 login_failures = Table(

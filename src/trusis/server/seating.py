@@ -15,6 +15,7 @@ import time
 from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
+from trusis.server import barred
 from trusis.server.errors import LobbyError
 from trusis.server.handover import departed, hand_to_bot, hand_to_person, returnable
 from trusis.server.names import refuse_lookalike, skeleton
@@ -68,6 +69,8 @@ class Seating:
         return seat
 
     async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
+        if player.id != room.host_id:
+            await barred.refuse_join(self.store.engine, room, player.id)  # D29, D30
         async with room.lock:
             self._open(room)
             current = room.seat_of(player.id)
@@ -224,6 +227,7 @@ class Seating:
         """A new person takes the departed seat the host's claim link names (R53). The
         code is spent before the first `await`, so two claims of one code cannot both
         pass; every other code of the seat dies when it changes hands (handover.py)."""
+        await barred.refuse_join(self.store.engine, room, player.id)  # D29, D30
         seat = room.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")

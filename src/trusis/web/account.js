@@ -10,6 +10,7 @@ import { t } from "./i18n.js";
 import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
 import { passwordDialog, signOutEverywhere } from "./sessions.js";
+import { blocksDialog } from "./blocks.js";
 import { nameCounter } from "./lobby.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
@@ -58,12 +59,14 @@ function accountMenu(app, me) {
   const items = [
     entry("route", { href: `/p/${encodeURIComponent(me.id)}` }, t("acct.profile")),
     entry("route", { href: "/leaderboard" }, t("acct.leaderboard")),
+    entry("button", { type: "button", on: { click: () => blocksDialog() } }, t("block.list")),
+    (app.staff || []).length ? entry("route", { href: "/moderation" }, "⚖ ", t("mod.title")) : null,
     entry("a", { href: "/api/me/data", attrs: { download: "my-trusis-data.json" } }, "⬇ ", t("acct.download")),
     entry("button", { type: "button", on: { click: () => passwordDialog() } }, t("acct.password_change")),
     entry("button", { type: "button", on: { click: () => deleteAccount(app) } }, t("acct.delete")),
     entry("button", { type: "button", on: { click: () => signOut(app) } }, t("acct.sign_out")),
     entry("button", { type: "button", on: { click: () => signOutEverywhere(app) } }, t("acct.sign_out_everywhere")),
-  ];
+  ].filter(Boolean);
   const menu = h("ul", {
     class: "menu", id: "account-menu", hidden: true,
     attrs: { role: "menu", "aria-labelledby": "account-button" },

@@ -9,6 +9,7 @@ import { TableScreen } from "./tablescreen.js";
 import { RulesDialog } from "./rules.js";
 import { accountTools, routeLinks } from "./account.js";
 import { pageFor } from "./pages.js";
+import { loadStaff, showWarnings } from "./moderation.js";
 import { announce } from "./dialogs.js";
 import { applySrMode, setSrMode, srMode } from "./srmode.js";
 
@@ -30,10 +31,12 @@ class App {
       const data = await get("/api/session");
       this.me = data.player || null;
     } catch { this.me = null; }
+    await loadStaff(this);
     this.header();
     routeLinks(this);
     window.addEventListener("popstate", () => this.route());
     this.route();
+    showWarnings(this);
   }
 
   header() {
@@ -107,6 +110,7 @@ class App {
   setMe(player) {
     this.me = player;
     this.header();
+    loadStaff(this).then(() => { this.header(); showWarnings(this); });
     if (this.screen?.onMe) this.screen.onMe();
     else this.route();
   }

@@ -55,16 +55,20 @@ export class Chat {
     this.atBottom = true;
   }
 
+  /** A line from a seat the reader blocks (blocks.js, D29): hidden; the log keeps the game. */
+  hidden(line) { return !line.system && !!this.store.blocked?.has(line.from); }
+
   threadOf(line) {
     if (line.system || !line.to) return PUBLIC;
     return String(line.from === this.store.seat ? line.to : line.from);
   }
 
-  lines(thread) { return this.store.chat.filter((l) => this.threadOf(l) === thread); }
+  lines(thread) { return this.store.chat.filter((l) => !this.hidden(l) && this.threadOf(l) === thread); }
 
   counts() {
     const counts = new Map([[PUBLIC, 0]]);
     for (const line of this.store.chat) {
+      if (this.hidden(line)) continue;
       const th = this.threadOf(line);
       counts.set(th, (counts.get(th) || 0) + 1);
     }
@@ -230,7 +234,8 @@ export class Chat {
     if (same) {
       for (const l of lines.slice(this.drawn.count)) this.list.append(this.line(l));
     } else {
-      fill(this.list, lines.length ? lines.map((l) => this.line(l)) : h("li", { class: "chat-empty" }, t("chat.empty")));
+      const none = this.store.blocked?.size ? t("block.hidden") : t("chat.empty");
+      fill(this.list, lines.length ? lines.map((l) => this.line(l)) : h("li", { class: "chat-empty" }, none));
     }
     const grew = lines.length > (this.drawn?.count || 0) && this.drawn?.thread === this.thread;
     this.drawn = { thread: this.thread, count: lines.length };

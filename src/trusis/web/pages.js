@@ -3,6 +3,7 @@
 
 import { LeaderboardScreen, ProfileScreen } from "./profile.js";
 import { ReplayScreen } from "./replay.js";
+import { ModerationScreen } from "./moderation.js";
 
 /** The screen for the current address, or null when it is not one of these pages. */
 export function pageFor(app, where = location) {
@@ -12,5 +13,6 @@ export function pageFor(app, where = location) {
   m = path.match(/^\/p\/([^/]+)\/?$/);
   if (m) return new ProfileScreen(app, decodeURIComponent(m[1]));
   if (/^\/leaderboard\/?$/.test(path)) return new LeaderboardScreen(app);
+  if (/^\/moderation\/?$/.test(path)) return new ModerationScreen(app);
   return null;
 }

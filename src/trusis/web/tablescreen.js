@@ -23,6 +23,7 @@ import { applySrMode, srMode, verbosityControl } from "./srmode.js";
 import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
+import { blockButton, loadBlocked } from "./blocks.js";
 
 const PHONE = "(max-width: 700px)"; // style.css: phones, and 200% zoom of a 1280 px screen
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
@@ -83,6 +84,7 @@ export class TableScreen {
     this.showPanels();
     this.render();
     this.loadTable();
+    if (this.app.me) loadBlocked(this.store, () => this.chat.redraw());
     if (this.app.me) this.play();
     else this.needName();
   }
@@ -288,7 +290,8 @@ export class TableScreen {
         }),
         this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null)),
       canLeave ? h("button", { class: "btn btn-small btn-ghost btn-leave", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
-      this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null);
+      this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null,
+      this.app.me && view.status === "running" ? blockButton(this.store, { players: () => (this.store.view?.players || []).filter((p) => !this.store.isBot(p.seat)), onBlocked: () => this.chat.redraw() }) : null);
   }
 
   /** The claim link to pass on, with what it does, and a button to copy it. */

@@ -6,6 +6,7 @@ import { del, get, post } from "./api.js";
 import { lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
+import { confirmDialog } from "./dialogs.js";
 import { keptBadge, keptCount, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
 
 let botKinds = null;
@@ -61,6 +62,11 @@ export class WaitingRoom {
   stand() { return this.call(() => del(this.path("/seats/mine")), true); }
   addBot(seat) { return this.call(() => post(this.path("/bots"), { kind: this.kind, ...(seat ? { seat } : {}) })); }
   free(seat) { return this.call(() => del(this.path(`/seats/${seat}`))); }
+  /** D30: the person leaves the waiting room and cannot sit here again (asked first). */
+  async remove(seat, name) {
+    const sure = await confirmDialog({ title: t("wait.remove_title", { name }), body: t("wait.remove_body"), confirm: t("wait.remove"), danger: true });
+    if (sure) await this.call(() => post(this.path(`/seats/${seat}/remove`)));
+  }
   start() { return this.call(() => post(this.path("/start"))); }
 
   async fill() {
@@ -174,7 +180,8 @@ export class WaitingRoom {
         !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), dataset: { focus: `sit-${s.seat}` }, attrs: { "aria-label": t("wait.sit_in", { seat: s.seat }) }, on: { click: () => this.sit(s.seat) } }) : null,
         !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), dataset: { focus: `bot-${s.seat}` }, attrs: { "aria-label": t("wait.bot_in", { seat: s.seat }) }, on: { click: () => this.addBot(s.seat) } }) : null,
         takeBotButton(this, s),
-        kind && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.free_seat_n", { seat: s.seat, name: s.name }) }, on: { click: () => this.free(s.seat) } }) : null));
+        kind && kind !== "person" && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.free_seat_n", { seat: s.seat, name: s.name }) }, on: { click: () => this.free(s.seat) } }) : null,
+        kind === "person" && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.remove"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.remove_label", { name: s.name }) }, on: { click: () => this.remove(s.seat, s.name) } }) : null));
   }
 
   stop() { this.balance.stop(); }

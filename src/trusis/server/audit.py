@@ -1,0 +1,38 @@
+"""The audit log of moderation: every grant, sanction, lift and report decision, with who,
+when, why and until when. Lines are only ever added; moderators read them (moderation.py)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.orm import aliased
+
+from trusis.server import schema
+from trusis.server.store import new_id
+
+AuditAction = Literal["warning", "mute", "ban", "lift", "acted", "dismissed",
+                      "grant_admin", "grant_moderator", "revoke_admin", "revoke_moderator"]
+
+
+async def write(conn: AsyncConnection, actor: str, action: AuditAction, target: str | None,
+                reason: str, until: float | None = None, report_id: str | None = None) -> None:
+    await conn.execute(insert(schema.moderation_log).values(
+        id=new_id(12), at=time.time(), actor_id=actor, action=action, target_id=target,
+        report_id=report_id, reason=reason, until=until))
+
+
+async def read(engine: AsyncEngine, limit: int, target: str | None = None) -> list[Any]:
+    """The newest lines first, with the names of the actor and the target."""
+    log = schema.moderation_log
+    actor, whom = aliased(schema.players), aliased(schema.players)
+    query = (select(log, actor.c.name.label("actor_name"), whom.c.name.label("target_name"))
+             .outerjoin(actor, actor.c.id == log.c.actor_id)
+             .outerjoin(whom, whom.c.id == log.c.target_id)
+             .order_by(log.c.at.desc()).limit(limit))
+    if target is not None:
+        query = query.where(log.c.target_id == target)
+    async with engine.connect() as conn:
+        return [dict(r) for r in (await conn.execute(query)).mappings()]

@@ -1,0 +1,296 @@
+// The moderation page (/moderation, issue 18): every report from every table, newest first,
+// with its state; a player's record (their reports and sanctions) and the sanction form
+// (warning, mute, ban); the audit log; and for admins, the staff roles. The page shows what
+// the API serves: the reporter's own view of the chat (R50, R51), never a role (D31).
+// Also here: the staff check for the account menu, and a warning shown once (GET
+// /api/me/warnings).
+
+import { fill, h } from "./dom.js";
+import { del, get, post } from "./api.js";
+import { lang, onLangChange, phaseName, t } from "./i18n.js";
+import { errorText } from "./errors.js";
+import { showModal } from "./dialogs.js";
+
+const MUTES = [15, 60, 24 * 60, 7 * 24 * 60];
+const BANS = [24 * 60, 7 * 24 * 60, 30 * 24 * 60, null];
+
+/** Load this page's own stylesheet once (the document links only the shared ones). */
+export function styles() {
+  if (document.getElementById("moderation-css")) return;
+  document.head.append(h("link", { id: "moderation-css", rel: "stylesheet", href: "/static/moderation.css" }));
+}
+
+/** The signed-in account's server roles (`app.staff`), asked once after sign-in. */
+export async function loadStaff(app) {
+  app.staff = [];
+  if (!app.me || app.me.kind !== "account") return;
+  try { app.staff = (await get("/api/staff")).roles || []; } catch { app.staff = []; }
+}
+
+/** A moderator's warning, shown once: read and closed, it is marked seen. */
+export async function showWarnings(app) {
+  if (!app.me) return;
+  let warnings = [];
+  try { warnings = (await get("/api/me/warnings")).warnings || []; } catch { return; }
+  for (const w of warnings) {
+    await new Promise((resolve) => {
+      const ok = h("button", { class: "btn btn-primary", type: "button", text: t("warn.ok") });
+      const dlg = h("dialog", { class: "dialog warning-dialog", attrs: { "aria-labelledby": "warn-title" } },
+        h("h2", { id: "warn-title", class: "dialog-title" }, "⚠ ", t("warn.title")),
+        h("p", { class: "dialog-body" }, t("warn.body")),
+        h("blockquote", { class: "report-reason" }, w.reason),
+        h("p", { class: "hint" }, when(w.at)),
+        h("div", { class: "dialog-buttons" }, ok));
+      const close = showModal(dlg, () => { post(`/api/me/warnings/${encodeURIComponent(w.id)}/seen`).catch(() => {}); resolve(); });
+      ok.addEventListener("click", close);
+      ok.focus();
+    });
+  }
+}
+
+function when(epoch) {
+  if (!epoch) return "—";
+  return new Date(epoch * 1000).toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
+}
+
+function duration(minutes) {
+  if (minutes === null) return t("mod.forever");
+  if (minutes % (24 * 60) === 0) return t("mod.days", { count: minutes / (24 * 60) });
+  if (minutes % 60 === 0) return t("mod.hours", { count: minutes / 60 });
+  return t("mod.minutes", { count: minutes });
+}
+
+function phaseOf(key) {
+  const [kind, number] = String(key || "").split(":");
+  if (kind === "day" || kind === "night") return phaseName({ kind, number: Number(number) });
+  return key ? t("report.after") : t("mod.before_start");
+}
+
+export class ModerationScreen {
+  constructor(app) {
+    this.app = app;
+    this.el = h("div", { class: "page moderation" });
+    this.filter = "open";
+    this.reports = null;
+    this.audit = null;
+    this.player = null;   // the record on screen
+    this.staffList = null;
+    this.error = null;
+    styles();
+  }
+
+  mount(main) {
+    fill(main, this.el);
+    this.offLang = onLangChange(() => this.render());
+    fill(this.el, h("p", { class: "hint" }, t("page.loading")));
+    this.load();
+  }
+
+  unmount() { this.offLang?.(); this.stopped = true; }
+
+  isAdmin() { return (this.app.staff || []).includes("admin"); }
+
+  async load() {
+    try {
+      const [reports, audit, staff] = await Promise.all([
+        get(`/api/moderation/reports?state=${this.filter === "all" ? "all" : this.filter}`),
+        get("/api/moderation/audit?limit=50"),
+        get("/api/staff"),
+      ]);
+      this.reports = reports.reports;
+      this.audit = audit.log;
+      this.staffList = staff.staff;
+      this.app.staff = staff.roles;
+      this.error = null;
+    } catch (err) {
+      this.error = err;
+    }
+    if (this.stopped) return;
+    this.render();
+  }
+
+  async openPlayer(id) {
+    try {
+      this.player = await get(`/api/moderation/players/${encodeURIComponent(id)}`);
+      this.playerError = null;
+    } catch (err) { this.playerError = err; }
+    this.render();
+    this.el.querySelector("#mod-player")?.scrollIntoView({ block: "start" });
+  }
+
+  async act(fn, errorId) {
+    try {
+      await fn();
+      await this.load();
+      if (this.player) await this.openPlayer(this.player.player.id);
+      return true;
+    } catch (err) {
+      const box = this.el.querySelector(`#${errorId}`);
+      if (box) box.textContent = errorText(err);
+      return false;
+    }
+  }
+
+  render() {
+    document.title = `${t("mod.title")} — Trusis`;
+    if (this.error) {
+      fill(this.el, h("h1", {}, t("mod.title")),
+        h("div", { class: "card notice-bad", attrs: { role: "alert" } }, h("p", {}, errorText(this.error))));
+      return;
+    }
+    fill(this.el,
+      h("h1", {}, t("mod.title")),
+      h("p", { class: "hint" }, t("mod.hint")),
+      h("div", { class: "mod-columns" },
+        this.reportsCard(),
+        h("div", { class: "mod-side" }, this.findCard(), this.playerCard())),
+      this.auditCard(),
+      this.isAdmin() ? this.rolesCard() : null);
+  }
+
+  reportsCard() {
+    const filter = h("select", {
+      id: "mod-filter", on: { change: (ev) => { this.filter = ev.target.value; this.load(); } },
+    }, ["open", "acted", "dismissed", "all"].map((s) => h("option", { value: s, text: t(`mod.state_${s}`) })));
+    filter.value = this.filter;
+    const list = this.reports || [];
+    return h("section", { class: "card mod-reports", attrs: { "aria-labelledby": "mod-reports-title" } },
+      h("div", { class: "card-head" },
+        h("h2", { id: "mod-reports-title" }, t("mod.reports", { count: list.length })),
+        h("span", { class: "mod-filter" }, h("label", { attrs: { for: "mod-filter" } }, t("mod.show")), " ", filter)),
+      h("p", { class: "form-error", id: "mod-report-error", attrs: { role: "alert" } }),
+      list.length ? h("ol", { class: "report-list" }, list.map((r) => this.report(r)))
+        : h("p", { class: "hint" }, t("mod.no_reports")));
+  }
+
+  report(r) {
+    const name = (seat) => r.seats?.[seat] || t("seat.label", { number: seat });
+    const decide = (state) => this.act(() => post(`/api/moderation/reports/${encodeURIComponent(r.id)}`, { state }), "mod-report-error");
+    return h("li", { class: ["report", "mod-report", `is-${r.state}`] },
+      h("p", { class: "report-head" },
+        h("span", { class: ["badge", `state-${r.state}`] }, t(`mod.state_${r.state}`)), " ",
+        h("strong", {}, t("mod.about", { name: r.about.name || name(r.seat) })), " · ",
+        t("mod.by", { name: r.reporter.name }), " · ", r.table.name, " · ", phaseOf(r.phase), " · ", when(r.at)),
+      h("blockquote", { class: "report-reason" }, r.reason),
+      (r.chat || []).length ? h("details", { class: "report-chat" },
+        h("summary", {}, t("report.chat", { count: r.chat.length })),
+        h("ol", { class: "report-chat-lines" }, r.chat.map((line) => h("li", { class: line.to ? "is-private" : "" },
+          h("span", { class: "chat-who" }, name(line.from), line.to ? ` → ${name(line.to)} ${t("chat.private_mark")}` : "", ": "),
+          h("span", { class: "chat-text" }, line.text))))) : null,
+      h("div", { class: "mod-actions" },
+        r.about.id ? h("button", { class: "btn btn-small", type: "button", text: t("mod.record"), on: { click: () => this.openPlayer(r.about.id) } }) : null,
+        r.state !== "acted" ? h("button", { class: "btn btn-small", type: "button", text: t("mod.mark_acted"), on: { click: () => decide("acted") } }) : null,
+        r.state !== "dismissed" ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("mod.dismiss"), on: { click: () => decide("dismissed") } }) : null));
+  }
+
+  findCard() {
+    const input = h("input", { type: "text", id: "mod-find", maxLength: 64, attrs: { autocomplete: "off" } });
+    const results = h("ul", { class: "mod-found" });
+    const error = h("p", { class: "form-error", attrs: { role: "alert" } });
+    const form = h("form", {
+      on: {
+        submit: async (ev) => {
+          ev.preventDefault();
+          error.textContent = "";
+          if (!input.value.trim()) return;
+          try {
+            const found = (await get(`/api/moderation/players?name=${encodeURIComponent(input.value.trim())}`)).players;
+            fill(results, found.length ? found.map((p) => h("li", {},
+              h("button", { class: "btn btn-small btn-ghost", type: "button", on: { click: () => this.openPlayer(p.id) } },
+                p.name, " · ", t(`mod.kind_${p.kind}`)))) : h("li", { class: "hint" }, t("mod.nobody")));
+          } catch (err) { error.textContent = errorText(err); }
+        },
+      },
+    }, h("div", { class: "field" }, h("label", { attrs: { for: "mod-find" } }, t("mod.find")),
+      h("div", { class: "chat-row" }, input, h("button", { class: "btn", type: "submit", text: t("mod.search") }))), error);
+    return h("section", { class: "card" }, form, results);
+  }
+
+  playerCard() {
+    if (this.playerError) return h("section", { class: "card notice-bad", id: "mod-player" }, errorText(this.playerError));
+    if (!this.player) return h("section", { class: "card", id: "mod-player" }, h("p", { class: "hint" }, t("mod.pick_player")));
+    const d = this.player;
+    const status = [
+      d.banned ? h("span", { class: "badge state-ban" }, t("mod.is_banned")) : null,
+      d.muted_until !== null ? h("span", { class: "badge state-mute" }, t("mod.is_muted")) : null,
+      ...d.roles.map((r) => h("span", { class: "badge" }, t(`mod.role_${r}`))),
+    ];
+    const live = (s) => s.kind !== "warning" && !s.lifted_at && (s.until === null || s.until * 1000 > Date.now());
+    return h("section", { class: "card", id: "mod-player", attrs: { "aria-labelledby": "mod-player-title" } },
+      h("h2", { id: "mod-player-title" }, d.player.name, " ", status),
+      h("h3", {}, t("mod.sanctions")),
+      d.sanctions.length ? h("ul", { class: "mod-sanctions" }, d.sanctions.map((s) => h("li", {},
+        h("strong", {}, t(`mod.kind_${s.kind}`)), " · ", when(s.at),
+        s.kind !== "warning" ? ` → ${s.until ? when(s.until) : t("mod.forever")}` : "",
+        s.lifted_at ? ` · ${t("mod.lifted")}` : "",
+        s.kind === "warning" ? ` · ${s.seen_at ? t("mod.seen") : t("mod.unseen")}` : "",
+        h("br"), h("span", { class: "hint" }, s.reason),
+        live(s) ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("mod.lift"),
+          on: { click: () => this.act(() => del(`/api/moderation/sanctions/${encodeURIComponent(s.id)}`), "mod-sanction-error") } }) : null)))
+        : h("p", { class: "hint" }, t("mod.no_sanctions")),
+      this.sanctionForm(d),
+      h("h3", {}, t("mod.their_reports", { count: d.reports.length })),
+      d.reports.length ? h("ul", { class: "mod-sanctions" }, d.reports.map((r) => h("li", {},
+        h("span", { class: ["badge", `state-${r.state}`] }, t(`mod.state_${r.state}`)), " ", when(r.at), " · ", r.reason)))
+        : h("p", { class: "hint" }, t("mod.no_reports")));
+  }
+
+  sanctionForm(d) {
+    const kind = h("select", { id: "mod-kind" }, ["warning", "mute", "ban"].map((k) => h("option", { value: k, text: t(`mod.kind_${k}`) })));
+    const length = h("select", { id: "mod-length" });
+    const drawLengths = () => {
+      const options = kind.value === "mute" ? MUTES : kind.value === "ban" ? BANS : [];
+      fill(length, options.map((m) => h("option", { value: m === null ? "" : String(m), text: duration(m) })));
+      lengthField.hidden = !options.length;  // a warning has no length
+    };
+    const lengthField = h("div", { class: "field" }, h("label", { attrs: { for: "mod-length" } }, t("mod.length")), length);
+    kind.addEventListener("change", drawLengths);
+    drawLengths();
+    const reason = h("textarea", { id: "mod-reason", maxLength: 1000, rows: 2, required: true });
+    const submit = async (ev) => {
+      ev.preventDefault();
+      if (!reason.value.trim()) { this.el.querySelector("#mod-sanction-error").textContent = t("mod.need_reason"); return; }
+      const body = { kind: kind.value, reason: reason.value.trim() };
+      if (length.value) body.minutes = Number(length.value);
+      await this.act(() => post(`/api/moderation/players/${encodeURIComponent(d.player.id)}/sanctions`, body), "mod-sanction-error");
+    };
+    return h("form", { class: "mod-sanction", on: { submit } },
+      h("h3", {}, t("mod.give")),
+      h("div", { class: "mod-row" },
+        h("div", { class: "field" }, h("label", { attrs: { for: "mod-kind" } }, t("mod.kind")), kind),
+        lengthField),
+      h("div", { class: "field" }, h("label", { attrs: { for: "mod-reason" } }, t("mod.reason")), reason),
+      h("p", { class: "form-error", id: "mod-sanction-error", attrs: { role: "alert" } }),
+      h("button", { class: "btn btn-danger", type: "submit", text: t("mod.apply") }));
+  }
+
+  auditCard() {
+    const log = this.audit || [];
+    return h("section", { class: "card", attrs: { "aria-labelledby": "mod-audit-title" } },
+      h("h2", { id: "mod-audit-title" }, t("mod.audit")),
+      log.length ? h("div", { class: "scroll-x", attrs: { tabindex: "0", role: "region", "aria-label": t("mod.audit") } },
+        h("table", { class: "board-table mod-audit" },
+          h("thead", {}, h("tr", {}, ["mod.when", "mod.who", "mod.what", "mod.whom", "mod.why", "mod.until"].map((k) => h("th", { attrs: { scope: "col" } }, t(k))))),
+          h("tbody", {}, log.map((x) => h("tr", {},
+            h("td", {}, when(x.at)), h("td", {}, x.actor_name || "—"), h("td", {}, t(`mod.action_${x.action}`)),
+            h("td", {}, x.target_name || (x.report_id ? t("mod.a_report") : "—")), h("td", {}, x.reason || "—"),
+            h("td", {}, ["mute", "ban"].includes(x.action) ? (x.until ? when(x.until) : t("mod.forever")) : "—"))))))
+        : h("p", { class: "hint" }, t("mod.audit_empty")));
+  }
+
+  rolesCard() {
+    const name = h("input", { type: "text", id: "role-name", maxLength: 64, required: true, attrs: { autocomplete: "off" } });
+    const role = h("select", { id: "role-role" }, ["moderator", "admin"].map((r) => h("option", { value: r, text: t(`mod.role_${r}`) })));
+    const send = (grant) => this.act(() => post("/api/staff", { name: name.value.trim(), role: role.value, grant }), "role-error");
+    return h("section", { class: "card", attrs: { "aria-labelledby": "mod-roles-title" } },
+      h("h2", { id: "mod-roles-title" }, t("mod.roles")),
+      h("ul", { class: "mod-sanctions" }, (this.staffList || []).map((s) => h("li", {}, s.name, " · ", t(`mod.role_${s.role}`)))),
+      h("form", { class: "mod-row", on: { submit: (ev) => { ev.preventDefault(); send(true); } } },
+        h("div", { class: "field" }, h("label", { attrs: { for: "role-name" } }, t("mod.account")), name),
+        h("div", { class: "field" }, h("label", { attrs: { for: "role-role" } }, t("mod.role")), role),
+        h("div", { class: "mod-buttons" },
+          h("button", { class: "btn btn-primary", type: "submit", text: t("mod.grant") }),
+          h("button", { class: "btn", type: "button", text: t("mod.revoke"), on: { click: () => send(false) } }))),
+      h("p", { class: "form-error", id: "role-error", attrs: { role: "alert" } }));
+  }
+}

@@ -1,0 +1,59 @@
+"""Sanctions across two `trusis serve` processes (issue 18): a mute or a ban given on
+process a is in force on process b at once — the database holds them and is asked where
+chat is refused and where a player signs in, and a ban's revocation reaches b over the
+bus, which closes the banned player's connections there and hands their seat to a bot
+on the game's owner (R52, R53)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import httpx
+import pytest
+
+from clusterproc import Cluster
+from modhelp import account, grant, sanction
+from serverplay import Conn, command
+from serverproc import Guest, postgres_available
+
+pytestmark = [
+    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
+
+
+def test_mute_and_ban_on_a_hold_on_b(two_processes: Cluster) -> None:
+    a, b = two_processes.servers
+    mod, _ = account(a.url, "Mod")
+    grant(a, "Mod", "moderator")
+    # a game owned by b (created there), its players connected to b
+    host = Guest(b.url, "Host")
+    cid = Guest(b.url, "Cid")
+    table = host.create(seats=5, day_seconds=3600, night_seconds=1800)["id"]
+    host.sit(table)
+    assert cid.sit(table) == 2
+    host.bots(table, 3)
+    host.start(table)
+    conn = Conn(b, table, cid.token).open()
+    try:
+        assert command(conn, do="say", text="hello")["type"] == "ack"
+        muted = sanction(mod, cid.id, "mute", "spam", minutes=5)  # on a
+        answer = command(conn, do="say", text="again")  # on b, at once
+        assert answer["type"] == "refused" and answer["code"] == "muted", answer
+        assert mod.delete(f"/api/moderation/sanctions/{muted['id']}").status_code == 200
+        assert command(conn, do="say", text="sorry")["type"] == "ack"
+        sanction(mod, cid.id, "ban", "threats")  # on a
+        assert conn.wait_closed() == 4401  # b closed it
+        assert httpx.get(b.url + "/api/me", headers={"Authorization": f"Bearer {cid.token}"}
+                         ).status_code == 401
+        refused = httpx.post(b.url + "/api/guest", json={"name": "Cid2"},
+                             headers={"Authorization": f"Bearer {cid.token}"})
+        assert refused.status_code == 403 and refused.json()["code"] == "banned"
+        deadline = time.monotonic() + 5
+        while (seats := host.http.get(f"/api/tables/{table}").json()["seats"])[1][
+                "kind"] != "bot" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert seats[1]["kind"] == "bot", seats  # handed over by b, the owner
+    finally:
+        conn.close()
