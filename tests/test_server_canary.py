@@ -18,7 +18,7 @@ carries a marker or is checked against the truth:
 - the moderation page (issue 18): one person per game (a seat, or the spectator) reports
   during the game, and a moderator's answers — every report, the reported player's record,
   the audit log — are scanned as that reporter's: a report holds only what its reporter
-  could read (R50, R51, D31), so no whisper between two other seats and no role of the
+  could read (R50, R51, D35), so no whisper between two other seats and no role of the
   running game may appear in them.
 
 Then the strongest check: the game's whole record, read from the database once
@@ -61,7 +61,7 @@ def _fetch(run: GameRun, guest: Guest, seat: int | None, path: str, running: boo
 def _moderate(run: GameRun, moderator: httpx.Client, reporter: Guest, seat: int | None,
               about: int, running: bool) -> None:
     """The reporter reports `about`; the moderator reads every moderation answer, each
-    scanned as if the reporter's seat had received it (D31)."""
+    scanned as if the reporter's seat had received it (D35)."""
     filed = reporter.http.post(f"/api/tables/{run.table_id}/reports",
                                json={"seat": about, "reason": "canary report"})
     assert filed.status_code == 201, filed.text
@@ -136,7 +136,7 @@ def play_game(server: ServerProcess, index: int, rng: random.Random,
             for path in (f"/api/tables/{table_id}", "/api/tables",
                          f"/api/tables/{table_id}/record", f"/api/tables/{table_id}/summary"):
                 _fetch(run, guest, client.seat, path, not client.finished)
-        if steps in (20, 200) and moderator is not None:  # one reporter per game (D31)
+        if steps in (20, 200) and moderator is not None:  # one reporter per game (D35)
             _moderate(run, moderator, by_client[reporter], reporter.seat,
                       rng.choice(others), not reporter.finished)
         if steps % 25 == 0 and reconnects:  # a reload: the missed events, or a snapshot

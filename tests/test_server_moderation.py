@@ -1,7 +1,7 @@
 """Moderation through a real `trusis serve` (issue 18, community half): roles from the
 page, every report for moderators (R51) with no more than the reporter could read (R50),
-warnings, mutes and bans (R52–R53 for the seats), the audit log, blocks (D29) and
-removals from a waiting room (D30)."""
+warnings, mutes and bans (R52–R53 for the seats), the audit log, blocks (D33) and
+removals from a waiting room (D34)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_roles_from_the_page(server: ServerProcess) -> None:
 def test_reports_for_moderators_hold_only_what_the_reporter_read(
         server: ServerProcess) -> None:
     """R51: every report, newest first, with its state; R50: the excerpt is the reporter's
-    view — no whisper between two other seats, and no role of the running game (D31)."""
+    view — no whisper between two other seats, and no role of the running game (D35)."""
     mod, _ = account(server.url, "Mod")
     grant(server, "Mod", "moderator")
     table = people(server, 5)
@@ -228,8 +228,8 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
 
 def test_block_keeps_them_from_your_tables_and_remove_from_the_waiting_room(
         server: ServerProcess) -> None:
-    """D29: a blocked player cannot sit at (or claim) a table the blocker hosts, and the
-    blocker's page learns which seats to hide the chat of; D30: a person the host removed
+    """D33: a blocked player cannot sit at (or claim) a table the blocker hosts, and the
+    blocker's page learns which seats to hide the chat of; D34: a person the host removed
     cannot sit there again."""
     ann, bob, cid = (Guest(server.url, n) for n in ("Ann", "Bob", "Cid"))
     first = ann.create(seats=5)["id"]
@@ -300,7 +300,7 @@ def test_only_staff_read_or_act_and_bad_input_changes_nothing(server: ServerProc
 
 def test_a_ban_frees_a_waiting_room_seat_and_a_mute_says_until_when(
         server: ServerProcess) -> None:
-    """D32: in a waiting room a banned player's seat is freed; a mute's refusal carries its
+    """D36: in a waiting room a banned player's seat is freed; a mute's refusal carries its
     end."""
     mod, _ = account(server.url, "Mod")
     grant(server, "Mod", "moderator")

@@ -1,8 +1,8 @@
 """The moderation page and the block, in real Chromium (issue 18): a moderator reads every
 report with only the reporter's chat (R50, R51), opens a player's record, mutes them and
 finds it in the audit log; a player blocks another and that player's chat disappears from
-their page while the game's events stay (D29); a host removes a person from the waiting
-room (D30). Screenshots at 1280 and 390 px, in en, fr and it, for a person to look at."""
+their page while the game's events stay (D33); a host removes a person from the waiting
+room (D34). Screenshots at 1280 and 390 px, in en, fr and it, for a person to look at."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_block_hides_their_chat_but_not_the_game(server, browser) -> None:
             languages(page, "block", ".chat", phone_tab="#tab-p-chat")
             if not page.locator(".chat-line").count():  # bots may have spoken meanwhile
                 assert "players you block" in page.locator(".chat-empty").text_content()
-            # the blocked player cannot sit at a table Ann hosts (D29)
+            # the blocked player cannot sit at a table Ann hosts (D33)
             made = context.request.post(server.url + "/api/tables",
                                         data={"name": "Ann's second", "seats": 5})
             second = made.json()["id"]
@@ -204,7 +204,7 @@ def test_block_hides_their_chat_but_not_the_game(server, browser) -> None:
 
 def test_an_admin_grants_a_role_on_the_page_and_a_warning_is_seen_once(server, browser
                                                                        ) -> None:
-    """D33: roles from the page; D32: a warning shows once, at the next page load."""
+    """D37: roles from the page; D36: a warning shows once, at the next page load."""
     rita = httpx.Client(base_url=server.url, timeout=10)
     assert rita.post("/api/accounts", json={"name": "Rita", "password": "a long password"}
                      ).status_code == 201

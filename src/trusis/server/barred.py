@@ -1,4 +1,4 @@
-"""Who may not sit at a table: someone its host blocks (D29) or removed from it (D30).
+"""Who may not sit at a table: someone its host blocks (D33) or removed from it (D34).
 
 Asked of the database by the process that owns the table (seating.py), so a block or
 a removal made on any process holds on every one. The routes are in blocks.py.
@@ -15,7 +15,7 @@ from trusis.server.room import Room
 
 
 async def refuse_join(engine: AsyncEngine, room: Room, player_id: str) -> None:
-    """403 if the table's host blocks this player (D29) or removed them from it (D30)."""
+    """403 if the table's host blocks this player (D33) or removed them from it (D34)."""
     b, r = schema.blocks, schema.removals
     async with engine.connect() as conn:
         blocked = (await conn.execute(select(b.c.at).where(

@@ -2,9 +2,9 @@
 
 A player who blocks another no longer sees that player's chat — hidden by their page,
 which asks which seats of a table it blocks (the game's events are untouched) — and
-the blocked player cannot sit at, or claim a seat of, a table they host (D29). A host
+the blocked player cannot sit at, or claim a seat of, a table they host (D33). A host
 who removes a person from the waiting room frees their seat, and that person cannot
-sit at that table again (D30). Both live in the database, read by the process that
+sit at that table again (D34). Both live in the database, read by the process that
 owns the table, so they hold on every process.
 """
 
@@ -43,7 +43,7 @@ def _person_at(room: Room, seat: int) -> str:
 @router.post("/tables/{table_id}/seats/{seat}/remove")
 async def remove(table_id: str, seat: int, request: Request) -> dict[str, Any]:
     """The host removes a person from the waiting room: the seat is freed and that person
-    cannot sit here again (D30). Only before the start."""
+    cannot sit here again (D34). Only before the start."""
     player = await deps.identity(request).player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)

@@ -4,7 +4,7 @@ audit log, and (for admins) the staff roles (issue 18).
 What a moderator reads is what was reported (R51): who reported, about which seat and
 player, and the chat lines the reporter could read when they reported (R50: never a
 whisper between two other seats, people.py keeps only the reporter's view). No role of
-a game, no record of a running game, nothing else of a table is served here (D31).
+a game, no record of a running game, nothing else of a table is served here (D35).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _reports_query() -> Any:
 
 
 def _report(row: Any, names: dict[int, str]) -> dict[str, Any]:
-    """One report as the page shows it: names, never a role (R51, D31)."""
+    """One report as the page shows it: names, never a role (R51, D35)."""
     return {
         "id": row["id"], "table": {"id": row["table_id"], "name": row["table_name"]},
         "at": row["at"], "phase": row["phase"], "reason": row["reason"],

@@ -109,7 +109,7 @@ banned_tokens = Table(
 
 removals = Table(
     "removals", metadata,
-    # Who a host removed from a waiting room: they cannot sit there again (D30).
+    # Who a host removed from a waiting room: they cannot sit there again (D34).
     Column("table_id", String(16), ForeignKey("tables.id"), primary_key=True),
     Column("player_id", String(32), primary_key=True),
     Column("at", Float, nullable=False),

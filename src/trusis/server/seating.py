@@ -70,7 +70,7 @@ class Seating:
 
     async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
         if player.id != room.host_id:
-            await barred.refuse_join(self.store.engine, room, player.id)  # D29, D30
+            await barred.refuse_join(self.store.engine, room, player.id)  # D33, D34
         async with room.lock:
             self._open(room)
             current = room.seat_of(player.id)
@@ -227,7 +227,7 @@ class Seating:
         """A new person takes the departed seat the host's claim link names (R53). The
         code is spent before the first `await`, so two claims of one code cannot both
         pass; every other code of the seat dies when it changes hands (handover.py)."""
-        await barred.refuse_join(self.store.engine, room, player.id)  # D29, D30
+        await barred.refuse_join(self.store.engine, room, player.id)  # D33, D34
         seat = room.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")

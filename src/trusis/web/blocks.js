@@ -1,4 +1,4 @@
-// Blocking another player (issue 18, D29): their chat is hidden for you (the log still shows
+// Blocking another player (issue 18, D33): their chat is hidden for you (the log still shows
 // the game's events), and they cannot sit at a table you host. The page knows seats, not
 // player ids: it blocks "the person at seat N" and asks which seats of this table it blocks.
 

@@ -55,7 +55,7 @@ export class Chat {
     this.atBottom = true;
   }
 
-  /** A line from a seat the reader blocks (blocks.js, D29): hidden; the log keeps the game. */
+  /** A line from a seat the reader blocks (blocks.js, D33): hidden; the log keeps the game. */
   hidden(line) { return !line.system && !!this.store.blocked?.has(line.from); }
 
   threadOf(line) {

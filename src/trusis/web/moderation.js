@@ -1,7 +1,7 @@
 // The moderation page (/moderation, issue 18): every report from every table, newest first,
 // with its state; a player's record (their reports and sanctions) and the sanction form
 // (warning, mute, ban); the audit log; and for admins, the staff roles. The page shows what
-// the API serves: the reporter's own view of the chat (R50, R51), never a role (D31).
+// the API serves: the reporter's own view of the chat (R50, R51), never a role (D35).
 // Also here: the staff check for the account menu, and a warning shown once (GET
 // /api/me/warnings).
 

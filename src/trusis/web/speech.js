@@ -38,7 +38,7 @@ export function spoken(store, change, { showing }) {
     const p = e.params || {};
     if (e.code === "said" || e.code === "whispered") {
       if (p.seat === me) continue;
-      if (store.blocked?.has(p.seat)) continue;  // a blocked player is not heard either (D29)
+      if (store.blocked?.has(p.seat)) continue;  // a blocked player is not heard either (D33)
       const whisper = e.code === "whispered";
       if (level === "brief" && !whisper) continue;
       // In the usual mode the chat box on screen is a live log and reads its own lines.

@@ -62,7 +62,7 @@ export class WaitingRoom {
   stand() { return this.call(() => del(this.path("/seats/mine")), true); }
   addBot(seat) { return this.call(() => post(this.path("/bots"), { kind: this.kind, ...(seat ? { seat } : {}) })); }
   free(seat) { return this.call(() => del(this.path(`/seats/${seat}`))); }
-  /** D30: the person leaves the waiting room and cannot sit here again (asked first). */
+  /** D34: the person leaves the waiting room and cannot sit here again (asked first). */
   async remove(seat, name) {
     const sure = await confirmDialog({ title: t("wait.remove_title", { name }), body: t("wait.remove_body"), confirm: t("wait.remove"), danger: true });
     if (sure) await this.call(() => post(this.path(`/seats/${seat}/remove`)));
