@@ -56,7 +56,8 @@ BODIES: dict[str, Any] = {
 
 
 def fill(path: str, table_id: str) -> str:
-    values = {"table_id": table_id, "seat": "2", "player_id": "someone", "lang": "en"}
+    values = {"table_id": table_id, "seat": "2", "player_id": "someone", "lang": "en",
+              "sanction_id": "1", "report_id": "1"}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 

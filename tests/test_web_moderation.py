@@ -58,6 +58,7 @@ def languages(page, name: str, ready: str, phone_tab: str | None = None) -> None
             page.wait_for_timeout(150)
             shot(page, f"moderation-{name}-{code}-{label}", full_page=phone_tab is None)
     page.locator("#lang-select").select_option("en")
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     page.set_viewport_size(DESKTOP)
 
 
@@ -166,7 +167,8 @@ def test_block_hides_their_chat_but_not_the_game(server, browser) -> None:
             page.locator("#tab-d-chat").click()
             languages(page, "block", ".chat", phone_tab="#tab-p-chat")
             if not page.locator(".chat-line").count():  # bots may have spoken meanwhile
-                assert "players you block" in page.locator(".chat-empty").text_content()
+                page.wait_for_function("() => (document.querySelector('.chat-empty')"
+                                       "?.textContent || '').includes('players you block')")
             # the blocked player cannot sit at a table Ann hosts (D33)
             made = context.request.post(server.url + "/api/tables",
                                         data={"name": "Ann's second", "seats": 5})
