@@ -143,9 +143,14 @@ def test_a_whole_game_with_its_clients_spread_over_two_processes(two_processes: 
 
 def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes: Cluster) -> None:
     cluster = two_processes
-    game = new_game(cluster, seats=6, people=3, rng=random.Random(2))
     a, b = cluster.servers
-    play(game, lambda: all(night(c) for c in game.clients))
+    for attempt in range(4):  # a game may end with Day 1's vote, before any night
+        game = new_game(cluster, seats=6, people=3, rng=random.Random(2 + 10 * attempt))
+        play(game, lambda: all(night(c) for c in game.clients) or finished(game))  # noqa: B023
+        if not finished(game):
+            break
+    else:
+        pytest.fail("four games in a row ended on Day 1")
     for client in game.clients:  # the commands in flight are answered first
         client.settle()
     killed_at = time.time()
