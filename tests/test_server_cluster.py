@@ -153,6 +153,9 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes:
         pytest.fail("four games in a row ended on Day 1")
     for client in game.clients:  # the commands in flight are answered first
         client.settle()
+    # A person alive tonight who does not act keeps the night open until its timer.
+    waiting = any(p["seat"] == c.seat and p["alive"] for c in game.clients if c.view
+                  for p in c.view["players"])
     killed_at = time.time()
     a.kill()
     took = owner_of(cluster, 1)
@@ -167,7 +170,7 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes:
     assert took < LEASE * 3
     rows = action_rows(b, game.table_id)
     timeouts = [r for r in rows if '"timeout"' in r["data"] and r["t"] > killed_at]
-    assert timeouts, "the night's timer did not fire after the kill"
+    assert timeouts or not waiting, "the night's timer did not fire after the kill"
     assert {r["fence"] for r in rows if r["t"] > killed_at + took} == {2}
 
 
