@@ -105,9 +105,11 @@ export class WaitingRoom {
           await navigator.clipboard.writeText(link);
           ev.target.textContent = t("wait.copied");
           copied.textContent = t("wait.copied_note");
+          this.copiedAt = Date.now();  // a redraw meanwhile keeps the note
         } catch { linkInput.select(); }
       } } }) : null;
-    const copied = h("p", { class: "hint invite-copied", attrs: { role: "status" } });
+    const copied = h("p", { class: "hint invite-copied", attrs: { role: "status" } },
+      Date.now() - (this.copiedAt || 0) < 10000 ? t("wait.copied_note") : "");
     const linkInput = link ? h("input", { type: "text", readOnly: true, value: link, id: "invite-link", on: { focus: (ev) => ev.target.select() } }) : null;
     this.balance.show(opts.seats || seats.length, opts.set || { standard: true });
     // Every redraw replaces the buttons: focus goes back where the player was (WCAG 2.4.3).
