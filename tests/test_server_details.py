@@ -150,3 +150,22 @@ def test_a_finished_record_keeps_refusals_and_each_copy_its_own_whispers(
     assert [a for a in copies["Ann"] if a != whisper] == copies["Cid"]
     for player in players:
         player.close()
+
+
+def test_an_idle_http_connection_outlives_the_clients_own_keep_alive(
+        server: ServerProcess) -> None:
+    """A client keeps an idle connection 5 s (httpx) or 10 s (the proxies in deploy/): the
+    server keeps it longer, so a request sent after a quiet spell never meets a connection
+    closing under it (CI once saw 'server disconnected' on a POST after 5 s of quiet)."""
+    import http.client
+    import time
+
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn.request("GET", "/api/health")
+    assert conn.getresponse().read() and conn.sock is not None
+    first = conn.sock
+    time.sleep(11)
+    conn.request("GET", "/api/health")  # http.client does not reconnect by itself here
+    reply = conn.getresponse()
+    assert reply.status == 200 and conn.sock is first
+    conn.close()

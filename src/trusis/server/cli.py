@@ -104,6 +104,13 @@ def serve_command(
     run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips)
 
 
+KEEP_ALIVE_SECONDS = 20
+"""An idle HTTP connection closes after this long: longer than the clients' own expiry (httpx
+5 s, the proxies in `deploy/` 10 s), so a client never sends on a connection the server is
+closing at the same moment (uvicorn's 5 s equalled httpx's, and a request after 5 s of quiet
+could meet 'server disconnected')."""
+
+
 def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: bool,
         metrics_host: str, forwarded_allow_ips: str | None) -> None:
     """uvicorn on the main port, and on the metrics port when there is one (the same app
@@ -121,6 +128,7 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
         create_app(settings), host=settings.host, port=settings.port,
         log_level=log_level.lower(), ws="websockets-sansio", ws_max_size=settings.max_frame,
         access_log=access_log, proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
         log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)
     logs.configure(log_format, log_level)  # after uvicorn's own set-up, which it replaces
     if log_format == "text":  # uvicorn keeps its own lines; invite codes blanked in them
