@@ -38,7 +38,7 @@ from trusis.table.table import Table
 PUBLIC_CODES = frozenset({
     "vote_cast", "vote_withdrawn", "passed", "timed_out", "left", "replaced", "returned", "said",
     "vote_killed", "nobody_killed", "died", "quiet_night", "revived", "stalemate",
-    "phase_limit", "game_over", "phase_started",
+    "phase_limit", "operator_draw", "game_over", "phase_started",
 })
 # Private codes, and the roles that may receive them (None: see the check).
 PRIVATE_CODES: dict[str, frozenset[str] | None] = {

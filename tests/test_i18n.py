@@ -14,7 +14,8 @@ from trusis.rules.roles import ROLE_TABLE
 EVENT_CODES = [
     "choice_made", "choice_withdrawn", "died", "foresee_result", "game_over",
     "gravedigger_result", "gravekeeper_result", "illusion_made", "left", "nobody_killed",
-    "passed", "phase_limit", "phase_started", "quiet_night", "replaced", "returned", "revived",
+    "operator_draw", "passed", "phase_limit", "phase_started", "quiet_night", "replaced",
+    "returned", "revived",
     "said",
     "stalemate",
     "sweep_result", "timed_out", "trusis_vote", "trusis_vote_withdrawn", "vote_cast",

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from trusis.bots.base import Bot
-from trusis.rules.actions import LEAVE, PASS, REPLACE, TIMEOUT, Action
+from trusis.rules.actions import LEAVE, PASS, REPLACE, STAFF_DRAW, TIMEOUT, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.formats import EventData, View
 from trusis.rules.views import view
@@ -37,7 +37,7 @@ log = logging.getLogger("trusis.bots")
 MAX_ACTIONS_PER_PHASE = 12
 """Default cap on one seat's actions (chat included) in one phase."""
 
-_FORBIDDEN = frozenset({TIMEOUT, LEAVE, REPLACE})
+_FORBIDDEN = frozenset({TIMEOUT, STAFF_DRAW, LEAVE, REPLACE})
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Actions: what a seat (or the timer) asks the engine to do, and their JSON form.
+"""Actions: what a seat, the timer or the server's staff ask the engine to do, as JSON.
 
 `Action.from_dict` is the single parser of actions for records, the CLI and
 (later) the server: a malformed action raises `RecordError` naming the field;
@@ -18,8 +18,11 @@ SAY: Final = "say"
 LEAVE: Final = "leave"
 REPLACE: Final = "replace"
 TIMEOUT: Final = "timeout"
+STAFF_DRAW: Final = "draw"  # D38: the server's staff end a stuck game as a draw
+SEATLESS: Final = frozenset({TIMEOUT, STAFF_DRAW})
+"""The actions no seat sends: the timer's (R12) and the server staff's (D38)."""
 
-DOS: Final = frozenset(ALL_POWERS | {PASS, SAY, LEAVE, REPLACE, TIMEOUT})
+DOS: Final = frozenset(ALL_POWERS | {PASS, SAY, LEAVE, REPLACE, TIMEOUT, STAFF_DRAW})
 TARGETED: Final = frozenset(ALL_POWERS)
 
 _CHUNK: Final = 4096  # characters cleaned at a time when a long text has a limit
@@ -125,7 +128,7 @@ class Action:
                 )
             return value
 
-        seat = None if do == TIMEOUT else seat_field("seat", True, False)
+        seat = None if do in SEATLESS else seat_field("seat", True, False)
         target = shown = to = None
         text = by = None
         if do in TARGETED:
@@ -144,7 +147,7 @@ class Action:
                 if by is None:
                     raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
         # docs/record.md: any seat field present must name a seat, even one this `do` ignores.
-        used = {"seat"} if do != TIMEOUT else set()
+        used = {"seat"} if do not in SEATLESS else set()
         used |= {"target"} if do in TARGETED else {"to"} if do == SAY else set()
         if do == "illusion":
             used.add("shown")

@@ -13,7 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from trusis.rules.actions import LEAVE, PASS, REPLACE, SAY, TIMEOUT, Action, clean_line, clean_name
+from trusis.rules.actions import (
+    LEAVE,
+    PASS,
+    REPLACE,
+    SAY,
+    STAFF_DRAW,
+    TIMEOUT,
+    Action,
+    clean_line,
+    clean_name,
+)
 from trusis.rules.errors import IllegalAction, SetupError
 from trusis.rules.events import Event
 from trusis.rules.frozen import FrozenList
@@ -27,7 +37,7 @@ from trusis.rules.powers import (
     sweep,
     vote,
 )
-from trusis.rules.resolution import end_phase
+from trusis.rules.resolution import end_phase, finish
 from trusis.rules.roles import (
     DAY,
     EXTRA_VOTE,
@@ -45,6 +55,7 @@ from trusis.rules.roles import (
 )
 from trusis.rules.setup import check_explicit_deal, check_player_count, deal_roles
 from trusis.rules.state import GameState
+from trusis.rules.victory import DRAW
 
 MAX_MESSAGE = 500  # characters in one chat message (decision, docs/rules.md)
 MAX_SEED_DIGITS = 4300  # Python's default limit for int <-> str: a record must hold the seed
@@ -170,6 +181,16 @@ def _timeout(state: GameState, action: Action, out: list[Event]) -> None:
     end_phase(state, out)
 
 
+def _draw(state: GameState, action: Action, out: list[Event]) -> None:
+    """D38: the server's staff end a stuck game as a draw; nobody wins, every role shows."""
+    if not state.running:
+        raise IllegalAction("game_over")
+    if action.seat is not None:  # no seat sends it; one that names none is refused
+        check_seat(state, action.seat)
+    state.emit(out, "operator_draw", {})
+    finish(state, out, DRAW)
+
+
 # -- presence and talk ---------------------------------------------------------
 
 
@@ -267,6 +288,7 @@ _HANDLERS: dict[str, Callable[[GameState, Action, list[Event]], None]] = {
     FORESEE: foresee,
     PASS: _pass,
     TIMEOUT: _timeout,
+    STAFF_DRAW: _draw,
     LEAVE: _leave,
     REPLACE: _replace,
     SAY: _say,

@@ -202,7 +202,8 @@ EVENT_PARAMS: Mapping[str, type] = {
     "foresee_result": RoleParams, "gravedigger_result": RoleParams,
     "vote_killed": SeatParams, "nobody_killed": NoParams, "died": SeatParams,
     "quiet_night": NoParams, "revived": SeatParams, "stalemate": PhasesParams,
-    "phase_limit": PhasesParams, "game_over": GameOverParams, "phase_started": PhaseData,
+    "phase_limit": PhasesParams, "operator_draw": NoParams, "game_over": GameOverParams,
+    "phase_started": PhaseData,
 }
 """The params of every event a seat may read, by code (internal events reach no one)."""
 

@@ -32,6 +32,7 @@ from trusis.server import (
     people,
     rematch_api,
     sessions,
+    stuck_api,
     ws,
 )
 from trusis.server.accounts import Accounts
@@ -158,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(sessions.router)
     app.include_router(rematch_api.router)
     app.include_router(moderation.router)
+    app.include_router(stuck_api.router)
     app.include_router(blocks.router)
     app.include_router(ws.router)
     app.add_exception_handler(LobbyError, lobby.lobby_error)

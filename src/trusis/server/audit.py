@@ -14,7 +14,8 @@ from trusis.server import schema
 from trusis.server.store import new_id
 
 AuditAction = Literal["warning", "mute", "ban", "lift", "acted", "dismissed",
-                      "grant_admin", "grant_moderator", "revoke_admin", "revoke_moderator"]
+                      "grant_admin", "grant_moderator", "revoke_admin", "revoke_moderator",
+                      "draw"]  # draw: a stuck game ended as a draw (D38, stuck.py)
 
 
 async def write(conn: AsyncConnection, actor: str, action: AuditAction, target: str | None,

@@ -15,15 +15,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from trusis.rules.actions import REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.actions import REPLACE, SAY, STAFF_DRAW, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
 from trusis.server import chatcap, metrics, sanctions
 from trusis.server.protocol import ActionIn
 from trusis.server.room import Room
 
-NOT_COMMANDS = frozenset({TIMEOUT, REPLACE})
-"""Actions of a record that no connection may send: the timer's, and the host's hand-over
-(which goes through the lobby, where the server checks who the host is)."""
+NOT_COMMANDS = frozenset({TIMEOUT, STAFF_DRAW, REPLACE})
+"""Actions of a record that no connection may send: the timer's, the staff's draw (D38,
+stuck.py), and the host's hand-over (which goes through the lobby, where the server
+checks who the host is)."""
 
 
 def _namer(room: Room) -> Callable[[int], str]:

@@ -3,7 +3,9 @@
 When a game ends, every seat held by a person or a program gets a row in
 `game_players` with its role, team, result and statistics by id (R63), and
 the registered players are rated with OpenSkill (Plackett–Luce, teams as
-teams; bots and guests are not rated). Profiles aggregate those rows with the
+teams; bots and guests are not rated). A game the server's staff ended as a
+draw (D38) is kept as a draw and rated for nobody: how it ended says nothing
+about how anyone played. Profiles aggregate those rows with the
 same code as `trusis stats` (stats.aggregate), so the two always agree.
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from sqlalchemy import insert, select, update
 
+from trusis.rules.actions import STAFF_DRAW
 from trusis.rules.roles import TEAM_OF
 from trusis.server import schema
 from trusis.server.store import Store
@@ -57,7 +60,8 @@ async def record_finished(store: Store, table_id: str, record: Record,
     async with store.engine.begin() as conn:
         if rows:
             await conn.execute(insert(schema.game_players), rows)
-    await rate(store, rows)
+    if not (record.actions and record.actions[-1].do == STAFF_DRAW):  # D38: the game's last word
+        await rate(store, rows)
 
 
 async def rate(store: Store, rows: list[dict[str, Any]]) -> None:

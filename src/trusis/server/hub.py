@@ -31,6 +31,7 @@ from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Player, Store, new_id
+from trusis.server.stuck import end_on_owner
 from trusis.table.record import Record
 
 FINISHED_KEPT_SECONDS = 600.0
@@ -284,6 +285,10 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     async def return_seat(self, room: Room, player: Player) -> int:
         return int(await self._on_owner("return", room, player))
 
+    async def _draw(self, room: Room, player: Player) -> int:
+        """An admin ends a stuck game as a draw (D38), run by its owner (stuck_api.py)."""
+        return await end_on_owner(room)
+
     # -- after the end ----------------------------------------------------------
 
     async def finished_game(self, room: Room) -> None:
@@ -334,7 +339,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
 
 LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
-                           "replace", "claim", "return"}) | REMATCH_METHODS
+                           "replace", "claim", "return", "draw"}) | REMATCH_METHODS
 
 
 def bot_kinds() -> list[str]:

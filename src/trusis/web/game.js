@@ -13,7 +13,7 @@ export const PRIVATE_CODES = new Set([
 /** Public announcements, also shown in the public chat as system lines. */
 export const SYSTEM_CODES = new Set([
   "phase_started", "vote_killed", "nobody_killed", "died", "revived", "quiet_night", "game_over",
-  "stalemate", "phase_limit", "left", "replaced", "returned",
+  "stalemate", "phase_limit", "operator_draw", "left", "replaced", "returned",
 ]);
 const LOG_LIMIT = 3000;
 

@@ -10,7 +10,7 @@ import { srMode, verbosity } from "./srmode.js";
 const VOTES = new Set(["vote_cast", "vote_withdrawn", "trusis_vote", "trusis_vote_withdrawn"]);
 /** Said already by the banner or a result card (tablescreen.js). */
 const ELSEWHERE = new Set([
-  "phase_started", "died", "revived", "nobody_killed", "quiet_night", "stalemate", "phase_limit",
+  "phase_started", "died", "revived", "nobody_killed", "quiet_night", "stalemate", "phase_limit", "operator_draw",
   "vote_killed", "game_over", "sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result",
 ]);
 const MOST = 12; // a resumed connection's backlog is not read out in full (/last reads it)

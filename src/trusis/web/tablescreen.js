@@ -212,7 +212,7 @@ export class TableScreen {
         kind = e.params.kind === "night" ? "night" : "day";
         const legal = (this.store.view?.legal || []).some((a) => !["say", "leave", "pass"].includes(a.do));
         if (legal) this.app.alert(t("alert.your_turn", { phase: text }));
-      } else if (["died", "revived", "nobody_killed", "quiet_night", "stalemate", "phase_limit"].includes(e.code)) {
+      } else if (["died", "revived", "nobody_killed", "quiet_night", "stalemate", "phase_limit", "operator_draw"].includes(e.code)) {
         lines.push(`${e.code === "died" ? "☠ " : e.code === "revived" ? "✚ " : ""}${eventText(e)}`);
       } else if (e.code === "vote_killed") {
         lines.push(eventText(e));

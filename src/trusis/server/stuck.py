@@ -1,0 +1,129 @@
+"""Ending a stuck game as a draw (D38): by an admin through the server, or by the
+operator's CLI on the database of a server that is not running.
+
+A game is ended the way every game changes: by one action of its record, the
+staff's `draw` (docs/record.md), so that the stored record replays to the same end
+and every reader of records (`trusis replay`, the statistics, the history) needs
+nothing new. With a server running, the action is played by the game's single
+writer, `Room.submit`, on the process that owns the game (hub.py `_on_owner`
+forwards it there in a cluster): it is stored, sent to every client as the events
+`operator_draw` and `game_over`, and to the other processes, as any action is.
+With no server running, `end_in_store` replays the stored game, plays the action
+and stores it with the table's new status, as the owner would have; a server
+started afterwards reads the table back as finished. Either way the game is kept
+in its players' history as a draw and rated for nobody (D38).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from trusis.rules.actions import STAFF_DRAW, Action
+from trusis.rules.victory import DRAW
+from trusis.server import audit, schema
+from trusis.server.errors import LobbyError
+from trusis.server.history import record_finished
+from trusis.server.restore import record_of
+from trusis.server.room import Room
+from trusis.server.store import IntegrityError, Store
+from trusis.table.table import Table
+
+
+@dataclass(frozen=True)
+class Ended:
+    """What ending a game did: the table, and the record's length after the `draw`."""
+
+    table_id: str
+    count: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"table": self.table_id, "status": "finished", "winner": DRAW,
+                "count": self.count}
+
+
+def no_such_table(table_id: str) -> LobbyError:
+    return LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+
+
+def not_running(table_id: str, status: str) -> LobbyError:
+    """Only a running game can be ended: an open table has no game yet (its host may
+    delete it, or it expires), a finished one has ended already."""
+    return LobbyError(409, "not_running", f"table {table_id!r} is {status}, not running: "
+                      "only a running game can be ended as a draw", table_status=status)
+
+
+def owned_elsewhere(table_id: str, node: str) -> LobbyError:
+    return LobbyError(409, "owned", f"table {table_id!r} is being played by the server "
+                      f"process {node!r}: end it through the running server (`trusis admin "
+                      "draw --server URL --as ADMIN`)", node=node)
+
+
+async def end_on_owner(room: Room) -> int:
+    """Play the staff's `draw` where the game is owned (hub.py `_draw`): through
+    `Room.submit`, the game's single writer, like a timeout. The record's length after
+    it is the answer (a follower waits until it holds that many actions)."""
+    if room.status != "running" or room.table is None or not room.table.state.running:
+        raise not_running(room.id, room.status)
+    outcome = await room.submit(Action(STAFF_DRAW))
+    if not outcome.accepted:  # it ended by itself in the meantime
+        raise not_running(room.id, "finished")
+    return len(room.table.record.actions)
+
+
+async def _lease_holder(store: Store, table_id: str) -> str | None:
+    """The process that holds the game's lease now (several processes, PostgreSQL)."""
+    if store.engine.dialect.name != "postgresql":
+        return None  # the leases are PostgreSQL's (cluster/lease.py)
+    from trusis.server.cluster.lease import database_now
+
+    lease = schema.leases
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(select(lease.c.node).where(
+            lease.c.table_id == table_id, lease.c.node != "",
+            lease.c.expires_at > database_now()))).first()
+    return None if row is None else str(row[0])
+
+
+async def end_in_store(store: Store, table_id: str, reason: str, by: str = "cli") -> Ended:
+    """The CLI's way, with no server running: the game read back, ended, stored."""
+    row = await store.table_row(table_id)
+    if row is None:
+        raise no_such_table(table_id)
+    if row["status"] != "running" or row["players"] is None:
+        raise not_running(table_id, str(row["status"]))
+    node = await _lease_holder(store, table_id)
+    if node is not None:
+        raise owned_elsewhere(table_id, node)
+    table = Table.from_record(record_of(row, await store.action_rows(table_id)))
+    now = time.time()
+    action = Action(STAFF_DRAW)
+    outcome = table.submit(action, now)
+    if not outcome.accepted or outcome.index is None:  # stored as running, yet over
+        raise not_running(table_id, "finished")
+    state = table.state
+    try:
+        await store.append(table_id, outcome.index, action.to_dict(), now, None, None, None,
+                           f"{state.kind}:{state.number}", DRAW)
+    except IntegrityError:  # a server stored an action at that place meanwhile
+        raise LobbyError(409, "owned", f"table {table_id!r} moved on while it was being "
+                         "ended: a server is running it; end it through that server "
+                         "(`trusis admin draw --server URL --as ADMIN`)", node="") from None
+    holders = {s["seat"]: s["player_id"] for s in await store.seat_rows(table_id)
+               if s["player_id"] is not None}
+    stored = await store.table_row(table_id)
+    assert stored is not None
+    await record_finished(store, table_id, record_of(stored, await store.action_rows(table_id)),
+                          holders)
+    await note(store, by, table_id, reason)
+    return Ended(table_id, outcome.index + 1)
+
+
+async def note(store: Store, by: str, table_id: str, reason: str) -> None:
+    """The audit log's line (moderators read it): who ended which table, and why."""
+    async with store.engine.begin() as conn:
+        await audit.write(conn, by, "draw", None,
+                          f"table {table_id}" + (f": {reason}" if reason else ""))
