@@ -1,8 +1,10 @@
 """`trusis admin`: the operator's commands, on the server's own `--database`.
 
 They work on the database, beside a running server or without one: a backup, the
-tables and players, a player's data (export, deletion), and the server roles (admin,
-moderator). Errors are one line on standard error with exit status 2, as every
+tables and players, a player's data (export, deletion), the server roles (admin,
+moderator), and ending a stuck game as a draw (D38: on the database while no server
+runs, through the running server's admin route with `--server`; cli/draw.py). Errors
+are one line on standard error with exit status 2, as every
 `trusis` command (docs/record.md, "Exit codes").
 """
 
@@ -19,16 +21,20 @@ import typer
 from sqlalchemy import func, or_, select
 
 from trusis.cli.common import echo, fail, json_text
+from trusis.cli.draw import end_through_server
 from trusis.server import schema
 from trusis.server.backup import BackupError, backup_sqlite, sqlite_file
 from trusis.server.config import default_database_url, normalise_database_url
+from trusis.server.errors import LobbyError
 from trusis.server.personal import forget_player, player_data
 from trusis.server.staff import NotAnAccount, StaffRole, grant, revoke, staff
 from trusis.server.store import Store
+from trusis.server.stuck import end_in_store
 
 admin = typer.Typer(
     help="Run a server: back it up, list its tables and players, export or delete a "
-         "player's data, grant and revoke the roles admin and moderator.",
+         "player's data, grant and revoke the roles admin and moderator, end a stuck game "
+         "as a draw.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -241,3 +247,43 @@ def staff_command(database: Database = None, as_json: AsJson = False) -> None:
         echo(f"{r['role']:<9} {r['name']!r} ({r['player_id']}), since "
              f"{_when(r['granted_at'])}")
     echo(f"{len(rows)} role{'s' * (len(rows) != 1)} held")
+
+
+@admin.command("draw")
+def draw_command(
+    table: Annotated[str, typer.Argument(help="The table's id (`trusis admin tables "
+                                              "--status running`).")],
+    database: Database = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why, for the audit log.")] = "",
+    server: Annotated[str | None, typer.Option(
+        "--server", help="The running server's URL (http://host:port): the draw is played "
+                         "there, for everyone at the table. Without it, on the database, "
+                         "which no server may be running on.")] = None,
+    as_admin: Annotated[str | None, typer.Option(
+        "--as", help="With --server: the account (holding the role admin) that asks.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """End a stuck running game as a draw, recorded as such (D38; unrated).
+
+    Errors (exit 2) start with a code: no_such_table, not_running (an open or a
+    finished table), owned (a server is running the game: use --server), not_admin,
+    server_unreachable."""
+    if server is not None and as_admin is None:
+        fail("--as: with --server, name the admin account that asks (`trusis admin staff`)")
+    if server is None and as_admin is not None:
+        fail("--as: only with --server (without it the command works on the database)")
+
+    async def run(store: Store) -> dict[str, Any]:
+        try:
+            if server is None:
+                return (await end_in_store(store, table, reason)).as_json()
+            found = await _find(store, as_admin or "")
+            return await end_through_server(store, server, found, table, reason)
+        except LobbyError as err:
+            fail(f"{err.code}: {err.message}")
+
+    done = _on_store(database, run)
+    if as_json:
+        echo(json_text(done))
+        return
+    echo(f"table {done['table']} ended as a draw ({done['count']} actions in its record)")
