@@ -13,6 +13,7 @@ code, a sentence and exit status 2 (docs/deploy.md, "Administration")."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,9 +23,17 @@ from typing import Any
 import httpx
 import pytest
 
+from clusterproc import Cluster
 from modhelp import account, grant
-from serverplay import Conn, people
-from serverproc import Guest, Player, ServerProcess, drop_database, new_database
+from serverplay import NAMES, Conn, people
+from serverproc import (
+    Guest,
+    Player,
+    ServerProcess,
+    drop_database,
+    new_database,
+    postgres_available,
+)
 
 KINDS = ["sqlite", "postgresql"]
 
@@ -219,3 +228,43 @@ def test_D38_offline_on_the_database_of_a_stopped_server(kind: str, tmp_path: Pa
     finally:
         running.stop()
         drop_database(database)
+
+
+@pytest.mark.parametrize("via", ["api", "cli"])
+@pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL")
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_D38_in_a_cluster_the_draw_reaches_the_owner_from_the_other_process(
+        two_processes: Cluster, via: str) -> None:
+    """The game is owned by process a; the admin asks b, which forwards to a (hub.py
+    `_on_owner`); clients on both processes see the end. The CLI on the database alone
+    refuses while a process holds the game's lease (`owned`)."""
+    a, b = two_processes.servers
+    ops, _ = account(b.url, "Ops")
+    grant(b, "Ops", "admin")
+    guests = [Guest(a.url, NAMES[0])] + [Guest(b.url, n) for n in NAMES[1:5]]
+    table = guests[0].create(seats=5, day_seconds=3600, night_seconds=1800)
+    for n, guest in enumerate(guests, 1):
+        assert guest.sit(table["id"], n) == n
+    guests[0].start(table["id"])
+    conns = [Conn(a if n % 2 else b, table["id"], g.token).open()
+             for n, g in enumerate(guests, 1)]
+    try:
+        assert (two_processes.health(0)["owned"], two_processes.health(1)["owned"]) == (1, 0)
+        offline = admin(b, "draw", table["id"])
+        assert offline.returncode == 2
+        assert offline.stderr.startswith("error: owned: ") and "process 'a#" in offline.stderr
+        if via == "api":
+            done = ops.post(f"/api/admin/tables/{table['id']}/draw", json={"reason": "x"})
+            assert done.status_code == 200, done.text
+        else:
+            ran = admin(b, "draw", table["id"], "--server", b.url, "--as", "Ops")
+            assert ran.returncode == 0, ran.stderr
+        for conn in conns:
+            assert ended_for(conn)["winner"] == "DRAW"
+        for server in (a, b):
+            assert table["id"] not in lobby_ids(server)
+            summary = httpx.get(f"{server.url}/api/tables/{table['id']}/summary", timeout=10)
+            assert summary.json()["winner"] == "DRAW"
+    finally:
+        for conn in conns:
+            conn.close()
