@@ -265,9 +265,9 @@ def draw_command(
 ) -> None:
     """End a stuck running game as a draw, recorded as such (D38; unrated).
 
-    Errors (exit 2) start with a code: no_such_table, not_running (an open or a
-    finished table), owned (a server is running the game: use --server), not_admin,
-    server_unreachable."""
+    Errors (exit 2) start with a code: no_such_table; not_running (an open or a
+    finished table); owned (a server is running the game: use --server); not_admin;
+    server_unreachable (docs/deploy.md, "Administration")."""
     if server is not None and as_admin is None:
         fail("--as: with --server, name the admin account that asks (`trusis admin staff`)")
     if server is None and as_admin is not None:
