@@ -268,3 +268,28 @@ def test_D38_in_a_cluster_the_draw_reaches_the_owner_from_the_other_process(
     finally:
         for conn in conns:
             conn.close()
+
+
+@pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL")
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_D38_a_stopped_cluster_s_game_is_ended_on_the_database(two_processes: Cluster) -> None:
+    """Every process stopped: the command line takes the game's lease as a process would
+    (a process that wakes up later can store nothing more in it), ends the game, lets the
+    lease go; the restarted processes show the game finished."""
+    a, b = two_processes.servers
+    guests = [Guest(a.url, name) for name in NAMES[:5]]
+    table = guests[0].create(seats=5, day_seconds=3600, night_seconds=1800)
+    for n, guest in enumerate(guests, 1):
+        assert guest.sit(table["id"], n) == n
+    guests[0].start(table["id"])
+    for guest in guests:
+        guest.close()
+    a.stop()
+    b.stop()
+    done = admin(a, "draw", table["id"], "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["count"] == 1
+    a.start()
+    assert table["id"] not in lobby_ids(a)
+    summary = httpx.get(f"{a.url}/api/tables/{table['id']}/summary", timeout=10)
+    assert summary.status_code == 200 and summary.json()["winner"] == "DRAW"

@@ -20,17 +20,20 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-
 from trusis.rules.actions import STAFF_DRAW, Action
 from trusis.rules.victory import DRAW
-from trusis.server import audit, schema
+from trusis.server import audit
+from trusis.server.cluster.lease import Leases
+from trusis.server.commits import Fence, LeaseLost
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.restore import record_of
 from trusis.server.room import Room
-from trusis.server.store import IntegrityError, Store
+from trusis.server.store import IntegrityError, Store, new_id
 from trusis.table.table import Table
+
+LEASE_SECONDS = 30.0
+"""How long the command line holds a game's lease while it ends it (a few queries)."""
 
 
 @dataclass(frozen=True)
@@ -74,18 +77,26 @@ async def end_on_owner(room: Room) -> int:
     return len(room.table.record.actions)
 
 
-async def _lease_holder(store: Store, table_id: str) -> str | None:
-    """The process that holds the game's lease now (several processes, PostgreSQL)."""
+async def _take_lease(store: Store, table_id: str) -> Fence:
+    """With several processes (PostgreSQL, cluster/lease.py), the game's lease, taken as a
+    process takes a game over: refused while a live process holds it; once taken, a
+    process that stalled past its lease can never store anything in this game again.
+    None for a game no lease was ever made for (a single process's)."""
     if store.engine.dialect.name != "postgresql":
-        return None  # the leases are PostgreSQL's (cluster/lease.py)
-    from trusis.server.cluster.lease import database_now
+        return None
+    leases = Leases(store, f"cli#{new_id(8)}", LEASE_SECONDS)
+    holder = await leases.owner(table_id)
+    if holder is None:
+        return None
+    number = await leases.claim(table_id)
+    if number is None:
+        raise owned_elsewhere(table_id, holder)
+    return (leases.node, number)
 
-    lease = schema.leases
-    async with store.engine.connect() as conn:
-        row = (await conn.execute(select(lease.c.node).where(
-            lease.c.table_id == table_id, lease.c.node != "",
-            lease.c.expires_at > database_now()))).first()
-    return None if row is None else str(row[0])
+
+async def _let_go(store: Store, table_id: str, fence: Fence) -> None:
+    if fence is not None:
+        await Leases(store, fence[0], LEASE_SECONDS).release(table_id)
 
 
 async def end_in_store(store: Store, table_id: str, reason: str, by: str = "cli") -> Ended:
@@ -95,9 +106,27 @@ async def end_in_store(store: Store, table_id: str, reason: str, by: str = "cli"
         raise no_such_table(table_id)
     if row["status"] != "running" or row["players"] is None:
         raise not_running(table_id, str(row["status"]))
-    node = await _lease_holder(store, table_id)
-    if node is not None:
-        raise owned_elsewhere(table_id, node)
+    fence = await _take_lease(store, table_id)
+    try:
+        index = await _store_draw(store, table_id, fence)
+    finally:
+        await _let_go(store, table_id, fence)
+    holders = {s["seat"]: s["player_id"] for s in await store.seat_rows(table_id)
+               if s["player_id"] is not None}
+    stored = await store.table_row(table_id)
+    assert stored is not None
+    await record_finished(store, table_id, record_of(stored, await store.action_rows(table_id)),
+                          holders)
+    await note(store, by, table_id, reason)
+    return Ended(table_id, index + 1)
+
+
+async def _store_draw(store: Store, table_id: str, fence: Fence) -> int:
+    """The stored game replayed, the `draw` played and stored: its index in the record."""
+    row = await store.table_row(table_id)  # read again: now nobody else may write it
+    assert row is not None
+    if row["status"] != "running":
+        raise not_running(table_id, str(row["status"]))
     table = Table.from_record(record_of(row, await store.action_rows(table_id)))
     now = time.time()
     action = Action(STAFF_DRAW)
@@ -107,19 +136,12 @@ async def end_in_store(store: Store, table_id: str, reason: str, by: str = "cli"
     state = table.state
     try:
         await store.append(table_id, outcome.index, action.to_dict(), now, None, None, None,
-                           f"{state.kind}:{state.number}", DRAW)
-    except IntegrityError:  # a server stored an action at that place meanwhile
+                           f"{state.kind}:{state.number}", DRAW, fence)
+    except (IntegrityError, LeaseLost):  # a server stored an action there meanwhile
         raise LobbyError(409, "owned", f"table {table_id!r} moved on while it was being "
                          "ended: a server is running it; end it through that server "
                          "(`trusis admin draw --server URL --as ADMIN`)", node="") from None
-    holders = {s["seat"]: s["player_id"] for s in await store.seat_rows(table_id)
-               if s["player_id"] is not None}
-    stored = await store.table_row(table_id)
-    assert stored is not None
-    await record_finished(store, table_id, record_of(stored, await store.action_rows(table_id)),
-                          holders)
-    await note(store, by, table_id, reason)
-    return Ended(table_id, outcome.index + 1)
+    return outcome.index
 
 
 async def note(store: Store, by: str, table_id: str, reason: str) -> None:
