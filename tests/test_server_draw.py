@@ -12,16 +12,19 @@ code, a sentence and exit status 2 (docs/deploy.md, "Administration")."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import httpx
 import pytest
+from sqlalchemy import update
 
 from clusterproc import Cluster
 from modhelp import account, grant
@@ -34,6 +37,12 @@ from serverproc import (
     new_database,
     postgres_available,
 )
+from trusis.server import schema
+from trusis.server.errors import LobbyError
+from trusis.server.room import Room
+from trusis.server.staff import grant as grant_role
+from trusis.server.store import Store
+from trusis.server.stuck import end_on_owner
 
 KINDS = ["sqlite", "postgresql"]
 
@@ -293,3 +302,34 @@ def test_D38_a_stopped_cluster_s_game_is_ended_on_the_database(two_processes: Cl
     assert table["id"] not in lobby_ids(a)
     summary = httpx.get(f"{a.url}/api/tables/{table['id']}/summary", timeout=10)
     assert summary.status_code == 200 and summary.json()["winner"] == "DRAW"
+
+
+def test_D38_the_owner_checks_the_role_itself(tmp_path: Path) -> None:
+    """A forwarded request is run by the game's owner (hub.py `serve`): the owner checks
+    the role in the database before it writes anything, whoever forwarded it."""
+    written: list[object] = []
+
+    async def attempt(store: Store, player_id: str) -> str:
+        room = cast(Room, SimpleNamespace(store=store, id="t", status="open", table=None,
+                                          submit=written.append))
+        with pytest.raises(LobbyError) as refused:
+            await end_on_owner(room, player_id)
+        return refused.value.code
+
+    async def run() -> list[str]:
+        store = Store(f"sqlite+aiosqlite:///{tmp_path / 'owner.db'}")
+        await store.migrate()
+        try:
+            player = await store.new_player("Ops", "account")
+            codes = [await attempt(store, player.id)]
+            async with store.engine.begin() as conn:  # an account, made an admin
+                await conn.execute(update(schema.players).where(
+                    schema.players.c.id == player.id).values(login="ops"))
+            assert await grant_role(store.engine, player.id, "admin")
+            codes.append(await attempt(store, player.id))
+            return codes
+        finally:
+            await store.close()
+
+    assert asyncio.run(run()) == ["not_admin", "not_running"]
+    assert written == []

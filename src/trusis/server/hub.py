@@ -287,7 +287,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
     async def _draw(self, room: Room, player: Player) -> int:
         """An admin ends a stuck game as a draw (D38), run by its owner (stuck_api.py)."""
-        return await end_on_owner(room)
+        return await end_on_owner(room, player.id)
 
     # -- after the end ----------------------------------------------------------
 

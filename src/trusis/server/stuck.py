@@ -29,6 +29,7 @@ from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.restore import record_of
 from trusis.server.room import Room
+from trusis.server.staff import roles_of
 from trusis.server.store import IntegrityError, Store, new_id
 from trusis.table.table import Table
 
@@ -59,16 +60,24 @@ def not_running(table_id: str, status: str) -> LobbyError:
                       "only a running game can be ended as a draw", table_status=status)
 
 
+def not_admin() -> LobbyError:
+    return LobbyError(403, "not_admin", "only an admin of this server can do this",
+                      role="admin")
+
+
 def owned_elsewhere(table_id: str, node: str) -> LobbyError:
     return LobbyError(409, "owned", f"table {table_id!r} is being played by the server "
                       f"process {node!r}: end it through the running server (`trusis admin "
                       "draw --server URL --as ADMIN`)", node=node)
 
 
-async def end_on_owner(room: Room) -> int:
+async def end_on_owner(room: Room, player_id: str) -> int:
     """Play the staff's `draw` where the game is owned (hub.py `_draw`): through
     `Room.submit`, the game's single writer, like a timeout. The record's length after
-    it is the answer (a follower waits until it holds that many actions)."""
+    it is the answer (a follower waits until it holds that many actions). The role is
+    checked here too, where the game is written, whoever forwarded the request."""
+    if "admin" not in await roles_of(room.store.engine, player_id):
+        raise not_admin()
     if room.status != "running" or room.table is None or not room.table.state.running:
         raise not_running(room.id, room.status)
     outcome = await room.submit(Action(STAFF_DRAW))
