@@ -51,6 +51,8 @@ export class EndScreen {
     const winners = d?.winners ?? view.winners ?? [];
     const me = this.store.seat;
     const verdict = !me ? null : winner === "DRAW" ? t("end.nobody_wins") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
+    // D38: a game the server's staff ended says so (the log's event), not only "a draw".
+    const byStaff = winner === "DRAW" && (this.store.log || []).some((e) => e.code === "operator_draw");
     const record = `/api/tables/${encodeURIComponent(this.store.tableId)}/record${this.q()}`;
     this.rematch.render();
     const titled = document.activeElement?.id === "end-title" && this.el.contains(document.activeElement);
@@ -59,6 +61,7 @@ export class EndScreen {
         h("p", { class: "end-kicker" }, t("end.over")),
         h("h1", { id: "end-title", attrs: { tabindex: "-1" } }, capital(msg(`winner.${winner}`))),
         verdict ? h("p", { class: "end-verdict" }, verdict) : null,
+        byStaff ? h("p", { class: "end-why hint" }, capital(msg("event.operator_draw"))) : null,
         h("div", { class: "row wrap end-buttons" },
           h("a", { class: "btn", href: record, attrs: { download: `trusis-${this.store.tableId}.json` } }, "⬇ ", t("end.download")),
           pageLink(replayPath(this.store.tableId, me, this.invite), { class: "btn btn-replay" }, "▶ ", t("replay.button")),
