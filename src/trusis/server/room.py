@@ -46,6 +46,9 @@ EVENTS_KEPT_FOR_CATCH_UP = 2000
 ANSWERS_KEPT = 5000
 TABLE_COALESCE_SECONDS = 0.1  # joins and parts this close share one `table` message
 
+Stored = tuple[int, tuple[tuple[dict[str, Any], float], ...], float | None]
+"""Actions just stored: the record index of the first, each with its time, and the deadline."""
+
 
 @dataclass
 class Room:
@@ -85,7 +88,7 @@ class Room:
     owned: bool = True
     """This process applies, stores and times the game; otherwise it follows the owner."""
     fence: tuple[str, int] | None = None  # (node, fencing number) every store is checked by
-    announce: Callable[[Room, dict[str, Any]], None] | None = None  # owner -> followers
+    announce: Callable[[Room, Stored | None], None] | None = None  # owner -> followers
     on_lost: Callable[[Room], None] | None = None
     on_clients: Callable[[Room], None] | None = None  # a follower's clients came or went
     remote: dict[str, tuple[float, frozenset[int], int]] = field(default_factory=dict)
@@ -193,7 +196,7 @@ class Room:
         for client in list(self.clients):
             client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
         if self.owned and self.announce is not None:
-            self.announce(self, {"k": "table"})  # followers show the same lobby facts
+            self.announce(self, None)  # followers show the same lobby facts
 
     def clock(self) -> dict[str, Any]:
         return {"now": time.time(), "deadline": self.deadline}
@@ -323,9 +326,8 @@ class Room:
                 self.bots.new_phase(now, self.phase_seconds())
             self.push()
             if outcome.index is not None and self.announce is not None:
-                self.announce(self, {"k": "actions", "first": outcome.index,
-                                     "list": [[action.to_dict(), now]],
-                                     "deadline": self.deadline})
+                self.announce(self, (outcome.index, ((action.to_dict(), now),),
+                                     self.deadline))
             if outcome.accepted and action.do == LEAVE and player_id is not None:
                 self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
