@@ -21,9 +21,10 @@ from trusis.server.limits import EXPIRED, expired_table
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, LocalOwner, Owner
 from trusis.server.protocol import ActionIn
+from trusis.server.records import record_of
 from trusis.server.rematch import Rematches, kept_for
 from trusis.server.requests import LobbyRequest, LobbyResult, seat_number, text
-from trusis.server.restore import load_room, record_of
+from trusis.server.restore import load_room
 from trusis.server.room import Room
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Player, Store, new_id

@@ -22,6 +22,7 @@ from trusis.server.requests import LobbyRequest, LobbyResult
 from trusis.server.restore import load_room
 from trusis.server.room import Room
 from trusis.server.store import Store
+from trusis.server.timers import start_timers
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class LocalOwner:
             holder.adopt(room)
             holder.rooms[room.id] = room
             if room.status == "running":
-                room.start_running()
+                start_timers(room)
 
     async def close(self) -> None:
         return None

@@ -159,7 +159,7 @@ class Quota:
         for room in rooms:
             if not room.owned:
                 continue
-            if room.clients or room.remote:
+            if room.clients or room.peers.elsewhere():
                 self.seen[room.id] = now
                 continue
             since = max(room.created_at, self.seen.setdefault(room.id, now))

@@ -22,11 +22,11 @@ from typing import Literal
 
 from trusis.server.errors import LobbyError
 from trusis.server.owner import Owner
-from trusis.server.rematch_db import Reservation, add_game, link_of, release, reserve
+from trusis.server.rematch_db import add_game, link_of, release, reserve
 from trusis.server.rematch_news import tell_rematch
 from trusis.server.requests import LobbyRequest, LobbyResult, seat_number, text
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Reservation, Seat
 from trusis.server.seating import Seating
 from trusis.server.store import Player, new_id
 

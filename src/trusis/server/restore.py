@@ -14,34 +14,16 @@ import secrets
 import time
 from typing import Any
 
-from trusis.rules.actions import Action
 from trusis.server.options import TableOptions
+from trusis.server.peers import LocalPeers
+from trusis.server.records import record_of
 from trusis.server.rematch_db import refill_rematch
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Store
-from trusis.table.record import Record
 from trusis.table.table import Table
 
 log = logging.getLogger("trusis.server")
-
-
-def record_of(row: dict[str, Any], action_rows: list[dict[str, Any]]) -> Record:
-    """The stored game as a record (docs/record.md), times included."""
-    options = TableOptions.from_json(json.loads(row["options"]))
-    players = json.loads(row["players"])
-    actions = [Action.from_dict(json.loads(a["data"]), len(players), f"actions[{a['idx']}]")
-               for a in action_rows]
-    extra: dict[str, Any] = {"started_at": row["started_at"],
-                             "table": {"id": row["id"], "name": row["name"]}}
-    return Record(players, int(row["seed"]), options.custom, json.loads(row["deal"]), actions,
-                  extra, [a["t"] for a in action_rows])
-
-
-async def rebuild_table(store: Store, table_id: str) -> Table:
-    row = await store.table_row(table_id)
-    assert row is not None and row["players"] is not None
-    return Table.from_record(record_of(row, await store.action_rows(table_id)))
 
 
 async def load_room(store: Store, row: dict[str, Any], pace: float,
@@ -52,7 +34,7 @@ async def load_room(store: Store, row: dict[str, Any], pace: float,
     options = TableOptions.from_json(json.loads(row["options"]))
     room = Room(row["id"], row["name"], row["host_id"], await store.host_name(row["host_id"]),
                 options, row["invite"], store, pace, row["status"], row["created_at"])
-    room.owned = owner
+    room.peers = LocalPeers(writes=owner)  # several processes: the node sets the real ones
     await refill(room, row)
     if owner:
         take_charge(room)

@@ -28,7 +28,6 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from trusis.server.cluster.bus import Bus, channel
-from trusis.server.cluster.follow import apply_facts, facts, follow, follow_rows
 from trusis.server.cluster.forward import Forwarder, Serve
 from trusis.server.cluster.lease import Leases
 from trusis.server.cluster.messages import (
@@ -42,10 +41,13 @@ from trusis.server.cluster.messages import (
     TableFacts,
     encode,
 )
+from trusis.server.cluster.replica import Replica, apply_facts, follow, follow_rows
+from trusis.server.cluster.writer import Writer
 from trusis.server.errors import LobbyError
 from trusis.server.restore import load_room, refill, take_charge
-from trusis.server.room import Room, Stored
+from trusis.server.room import Room
 from trusis.server.store import Store
+from trusis.server.timers import start_timers
 
 log = logging.getLogger("trusis.server")
 
@@ -123,23 +125,16 @@ class Node:
     # -- owning ----------------------------------------------------------------
 
     def own(self, room: Room, fence: int) -> None:
-        room.owned = True
-        room.fence = (self.name, fence)
-        room.shared = None
-        room.announce = self._announce
-        room.on_lost = self._lost
-        room.on_clients = None
+        """This process writes `room` from now on, under fencing number `fence`."""
+        room.peers = Writer(room, (self.name, fence),
+                            lambda message: self.outbox.put_nowait((channel("t", room.id),
+                                                                    message)),
+                            self._lost)
         self._listen_as_owner(room.id)
 
     def _listen_as_owner(self, table_id: str) -> None:
         self.spawn(self.bus.subscribe(channel("o", table_id)))
         self.spawn(self.bus.unsubscribe(channel("t", table_id)))
-
-    def _announce(self, room: Room, stored: Stored | None) -> None:
-        """What the writer stored, or (None) its table's lobby facts."""
-        message: Actions | TableFacts = facts(room) if stored is None else Actions(
-            first=stored[0], entries=stored[1], deadline=stored[2])
-        self.outbox.put_nowait((channel("t", room.id), message))
 
     async def _send(self) -> None:
         """Publish in the order announced (one connection, pipelined): followers then see
@@ -156,9 +151,12 @@ class Node:
             except Exception:
                 self.bus.dropped += len(batch)  # followers catch up from the store
 
-    def _lost(self, room: Room) -> None:
-        """The room found its lease gone when it stored: it follows from now on."""
+    async def _lost(self, room: Room) -> None:
+        """The room found its lease gone when it stored (under its lock): the stored
+        table is the table — what this process applied or seated without storing never
+        happened — and it follows the new writer from now on."""
         self._follow_hooks(room)
+        await refill(room)  # seats, status and game as stored
         self.spawn(self.bus.subscribe(channel("t", room.id)))
         self.spawn(self.bus.unsubscribe(channel("o", room.id)))
 
@@ -177,7 +175,6 @@ class Node:
             if not fresh:  # a follower's copy: the store may hold more than it has seen
                 await refill(room)
             self.own(room, fence)
-            room.remote.clear()
             take_charge(room)
             room.reseat()
             room.push()
@@ -185,16 +182,12 @@ class Node:
         log.warning("table %s: taken over (fencing number %d)", table_id, fence)
         room.broadcast_table()
         if room.status == "running":
-            room.start_running()
+            start_timers(room)
 
     # -- following -------------------------------------------------------------
 
     def _follow_hooks(self, room: Room) -> None:
-        room.owned = False
-        room.fence = None
-        room.announce = None
-        room.on_lost = None
-        room.on_clients = self._presence
+        room.peers = Replica(room, self._presence)
 
     async def open(self, table_id: str) -> Room:
         """A table that is not in memory here: followed, or owned from now on when nobody
@@ -243,9 +236,10 @@ class Node:
         """Until this copy holds `count` actions (the announcement is on its way; after a
         moment, the store is asked)."""
         for _ in range(3):
-            while room.table is not None and len(room.table.record.actions) < count:
+            while (room.table is not None and len(room.table.record.actions) < count
+                   and isinstance(replica := room.peers, Replica)):
                 try:
-                    await asyncio.wait_for(room.advanced.wait(), 0.5)
+                    await asyncio.wait_for(replica.advanced.wait(), 0.5)
                 except TimeoutError:
                     break
             if room.table is None or len(room.table.record.actions) >= count or room.owned:
@@ -300,11 +294,14 @@ class Node:
     def _heard_presence(self, room: Room, message: Presence) -> None:
         """A follower's connected seats; the table is shown again only when they changed
         (followers repeat theirs at every beat, to keep them from expiring)."""
+        writer = room.peers
+        if not isinstance(writer, Writer):
+            return
         node = message.sender
         seats, spectators = frozenset(message.seats), message.spectators
-        known = room.remote.get(node)
-        before = {s for _, held, _ in room.remote.values() for s in held}
-        room.remote[node] = (message.until, seats, spectators)
+        known = writer.remote.get(node)
+        before = {s for _, held, _ in writer.remote.values() for s in held}
+        writer.remote[node] = (message.until, seats, spectators)
         if known is not None and (known[1], known[2]) == (seats, spectators):
             return
         for seat in seats:
@@ -354,10 +351,10 @@ class Node:
                 log.exception("table %s: could not be taken over", table_id)
         now = time.time()
         for room in list(self.rooms.values()):
-            if room.owned:
-                stale = [n for n, (until, _, _) in room.remote.items() if until < now]
+            if isinstance(writer := room.peers, Writer):
+                stale = [n for n, (until, _, _) in writer.remote.items() if until < now]
                 for node in stale:
-                    _, seats, _ = room.remote.pop(node)
+                    _, seats, _ = writer.remote.pop(node)
                     for seat in seats:
                         room.gone(seat)
             elif room.clients:

@@ -17,14 +17,16 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from trusis.server.cluster.follow import apply_facts, facts
 from trusis.server.cluster.forward import OwnerUnavailable, Request
 from trusis.server.cluster.messages import Act, Failure, Lobby, Reply
 from trusis.server.cluster.node import Node, instance
+from trusis.server.cluster.replica import apply_facts
+from trusis.server.cluster.writer import facts
 from trusis.server.commands import command, refusal
 from trusis.server.errors import LobbyError
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, Holder
+from trusis.server.peers import LocalPeers
 from trusis.server.requests import LobbyRequest, LobbyResult
 from trusis.server.room import Room
 from trusis.server.seat import Seat
@@ -85,7 +87,7 @@ class ClusterOwner:
                 room = Room(row["id"], row["name"], row["host_id"], "",
                             TableOptions.from_json(json.loads(row["options"])),
                             row["invite"], store, self.holder.pace, row["status"],
-                            row["created_at"], owned=False)
+                            row["created_at"], peers=LocalPeers(writes=False))
                 room.seats = {h["seat"]: Seat(h["kind"], h["name"], h["player_id"],
                                               h["bot_kind"]) for h in seats[row["id"]]}
                 room.host_name = await store.host_name(row["host_id"])

@@ -1,55 +1,95 @@
-"""A follower's copy of a game another process owns: the same table, replayed.
+"""A replica: this process's copy of a game another process writes.
 
-The owner announces what it stored (`Actions`, from a record index on) and the
+The writer announces what it stored (`Actions`, from a record index on) and the
 lobby facts of the table (`TableFacts`: status, seats, who is connected, the
-rematch). A follower applies the same recorded actions to its own `Table` — the
-engine is deterministic, so its views and streams are the owner's, byte for
+rematch). A replica applies the same recorded actions to its own `Table` — the
+engine is deterministic, so its views and streams are the writer's, byte for
 byte — and pushes them to its own clients through the same view code as the
-owner. A gap in the indexes means a message was missed: the store has every action.
+writer. A gap in the indexes means a message was missed: the store has every
+action (node.py reads them back). The replica tells the writer which seats are
+connected here, so that nobody's grace period (R52) starts while they are.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from trusis.rules.actions import Action
-from trusis.server.cluster.messages import KeptSeat, SeatFact, TableFacts
-from trusis.server.rematch_db import Reservation
+from trusis.server.cluster.messages import TableFacts
+from trusis.server.commits import Fence
+from trusis.server.peers import Stored
 from trusis.server.rematch_news import tell_rematch
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Reservation, Seat
 
 
-def facts(room: Room) -> TableFacts:
-    """What a follower needs to show the table as the owner does."""
-    return TableFacts(
-        status=room.status, deadline=room.deadline,
-        seats={n: SeatFact(kind=s.kind, name=s.name, player_id=s.player_id,
-                           bot_kind=s.bot_kind) for n, s in room.seats.items()},
-        connected=tuple(n for n in range(1, room.options.seats + 1) if room.connected(n)),
-        spectators=room.spectators(), former=tuple(sorted(room.former)),
-        rematch=room.rematch,
-        reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
-                  for n, r in room.reserved.items()})
+class Replica:
+    """Peers of a copy of a game another process writes."""
+
+    def __init__(self, room: Room, tell_presence: Callable[[Room], None]) -> None:
+        self.room = room
+        self._tell_presence = tell_presence
+        self.shared: tuple[frozenset[int], int] | None = None
+        """The connected seats and spectators of every process, as the writer says."""
+        self.advanced = asyncio.Event()
+        """Set (and replaced) each time this copy moves on (`reached` waits on it)."""
+
+    @property
+    def writes(self) -> bool:
+        return False
+
+    @property
+    def fence(self) -> Fence:
+        return None
+
+    def stored(self, stored: Stored) -> None:
+        raise AssertionError("a replica stores nothing")
+
+    def table_changed(self) -> None:
+        return None  # the writer tells the table's facts
+
+    def clients_changed(self) -> None:
+        self._tell_presence(self.room)
+
+    def connected(self, seat: int) -> bool:
+        return self.shared is not None and seat in self.shared[0]
+
+    def spectators(self, here: int) -> int:
+        return here if self.shared is None else self.shared[1]
+
+    def elsewhere(self) -> bool:
+        return self.shared is not None
+
+    async def lost(self) -> None:
+        raise AssertionError("a replica holds no lease")
+
+    def moved(self) -> None:
+        """This copy applied more of the record: wake whoever waits for it."""
+        moved, self.advanced = self.advanced, asyncio.Event()
+        moved.set()
 
 
 def apply_facts(room: Room, data: TableFacts) -> bool:
     """Take the owner's lobby facts; True when the game must be read back from the
     store (it started, or ended, and this copy has not seen it)."""
     seats = {n: Seat(s.kind, s.name, s.player_id, s.bot_kind) for n, s in data.seats.items()}
-    before = (room.seats, room.shared, room.status, room.deadline)
+    replica = room.peers
+    assert isinstance(replica, Replica), "the writer's facts are for its replicas"
+    shared = (frozenset(data.connected), data.spectators)
+    before = (room.seats, replica.shared, room.status, room.deadline)
     changed = seats != room.seats
     room.seats = seats
-    room.shared = (frozenset(data.connected), data.spectators)
+    replica.shared = shared
     room.former = set(data.former)
     stale = data.status != "open" and (room.table is None or (
         data.status == "finished" and room.table.state.running))
     if not stale:
         room.status = data.status
         room.deadline = data.deadline
-    if (room.seats, room.shared, room.status, room.deadline) != before:
+    if (room.seats, shared, room.status, room.deadline) != before:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()
@@ -93,8 +133,8 @@ def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], 
     room.push()
     if not table.state.running:
         room.broadcast_table()
-    moved, room.advanced = room.advanced, asyncio.Event()
-    moved.set()
+    if isinstance(room.peers, Replica):
+        room.peers.moved()
     return True
 
 
