@@ -15,6 +15,7 @@ from typing import Any, NotRequired, TypedDict
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
+from trusis.server.answers import CommandAnswer
 from trusis.server.banning import unseat_banned
 from trusis.server.cluster.follow import apply_facts, facts
 from trusis.server.cluster.forward import OwnerUnavailable
@@ -195,17 +196,21 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     # -- to the owner of the game ----------------------------------------------
 
     async def command(self, room: Room, player_id: str, seat: int | None, client_id: str,
-                      given: ActionIn, lang: str) -> dict[str, Any]:
+                      given: ActionIn, lang: str) -> CommandAnswer:
         """A seat's command, run by the game's owner: this process or another one."""
         if self.cluster is None:
             return await command(room, player_id, seat, client_id, given, lang)
+
+        async def here() -> dict[str, Any]:
+            return (await command(room, player_id, seat, client_id, given, lang)).to_wire()
+
         try:
-            return await self.cluster.on_owner(
-                room, lambda: command(room, player_id, seat, client_id, given, lang),
+            return CommandAnswer.from_wire(await self.cluster.on_owner(
+                room, here,
                 {"k": "act", "player": player_id, "seat": seat, "client": client_id,
-                 "action": given.model_dump(), "lang": lang}, again=True)
+                 "action": given.model_dump(), "lang": lang}, again=True))
         except OwnerUnavailable:
-            return {**refusal(room, "unavailable", {}, lang), "id": client_id}
+            return refusal(room, client_id, "unavailable", {}, lang)
 
     async def reached(self, room: Room, count: int) -> None:
         """Until this process's copy of the game holds `count` actions."""
@@ -239,8 +244,9 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     async def serve(self, room: Room, data: dict[str, Any]) -> dict[str, Any]:
         """A request another process forwarded to this one, the game's owner."""
         if data["k"] == "act":
-            return await command(room, str(data["player"]), data["seat"], str(data["client"]),
-                                 ActionIn.model_validate(data["action"]), str(data["lang"]))
+            answer = await command(room, str(data["player"]), data["seat"], str(data["client"]),
+                                   ActionIn.model_validate(data["action"]), str(data["lang"]))
+            return answer.to_wire()
         if data["k"] != "lobby" or data["method"] not in LOBBY_METHODS:
             return {"error": {"status": 400, "code": "bad_request", "params": {},
                               "message": "unknown request"}}

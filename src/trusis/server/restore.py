@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from trusis.rules.actions import Action
+from trusis.server.answers import CommandAnswer
 from trusis.server.options import TableOptions
 from trusis.server.rematch_db import refill_rematch
 from trusis.server.room import Room
@@ -78,8 +79,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.quit = left_on_purpose(action_rows)
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
-            room.remember(a["player_id"], a["client_id"],
-                          {"type": "ack", "id": a["client_id"], "seq": 0, "again": True})
+            room.remember(a["player_id"], a["client_id"], CommandAnswer.read_back(a["client_id"]))
     room.deadline = None
     if room.table.state.running:
         stored_phase = row["deadline_phase"]
