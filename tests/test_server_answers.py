@@ -12,7 +12,7 @@ import pytest
 
 from trusis.server.answers import BadAnswer, CommandAnswer
 
-PROTOCOL_DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
+PROTOCOL_DOC = Path(__file__).resolve().parents[1] / "docs/protocol.md"
 
 
 def documented(kind: str) -> bytes:
