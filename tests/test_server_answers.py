@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import orjson
 import pytest
 
 from trusis.server.answers import BadAnswer, CommandAnswer
+from trusis.server.commands import numbered
+from trusis.server.options import TableOptions
+from trusis.server.room import Room
+from trusis.server.store import Store
 
 PROTOCOL_DOC = Path(__file__).resolve().parents[1] / "docs/protocol.md"
 
@@ -72,3 +77,17 @@ def test_an_answer_crosses_processes_unchanged(answer: CommandAnswer) -> None:
 def test_a_dict_that_is_no_answer_is_refused(data: dict[str, object]) -> None:
     with pytest.raises(BadAnswer):
         CommandAnswer.from_wire(data)
+
+
+def test_an_ack_is_numbered_once_and_kept_so() -> None:
+    """The connection that sends an `ack` numbers it; the answer kept is that one, for a
+    copy to get it again; a refusal and an ack numbered already are sent as they are."""
+    room = Room("t", "table", "h", "Host", TableOptions(), "invite", cast(Store, None))
+    first = CommandAnswer.ack("c-1", count=4)
+    room.remember("p", "c-1", first)
+    sent = numbered(room, "p", first, 17)
+    assert sent == first.with_seq(17) and room.answer("p", "c-1") == sent
+    assert numbered(room, "p", sent, 30) is sent  # a copy: its first number stays
+    refused = CommandAnswer.refused("c-2", "target_dead", {"target": 4}, "seat 4 is dead")
+    assert numbered(room, "p", refused, 17) is refused
+    assert room.answer("p", "c-2") is None and len(room.answers) == 1
