@@ -14,6 +14,7 @@ from typing import Any, NotRequired, TypedDict
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
+from trusis.server.answers import CommandAnswer
 from trusis.server.banning import unseat_banned
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
@@ -152,7 +153,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     # -- to the owner of the game ----------------------------------------------
 
     async def command(self, room: Room, player_id: str, seat: int | None, client_id: str,
-                      given: ActionIn, lang: str) -> dict[str, Any]:
+                      given: ActionIn, lang: str) -> CommandAnswer:
         """A seat's command, run by the game's writer: in this process or another one."""
         return await self.owner.command(room, CommandRequest(player_id, seat, client_id,
                                                              given, lang))

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from prometheus_client.metrics_core import Metric
 
+from trusis.server.answers import CommandAnswer
 from trusis.server.commands import command
 from trusis.server.protocol import ActionIn
 from trusis.server.requests import LobbyRequest, LobbyResult
@@ -36,7 +37,7 @@ class CommandRequest:
     action: ActionIn
     lang: str
 
-    async def run(self, room: Room) -> dict[str, Any]:
+    async def run(self, room: Room) -> CommandAnswer:
         """Run it on `room`, whose writer is in this process."""
         return await command(room, self.player, self.seat, self.client, self.action, self.lang)
 
@@ -83,7 +84,7 @@ class Owner(Protocol):
     def released(self, room: Room) -> None:
         """This process no longer holds `room` (finished and idle, or expired)."""
 
-    async def command(self, room: Room, request: CommandRequest) -> dict[str, Any]:
+    async def command(self, room: Room, request: CommandRequest) -> CommandAnswer:
         """The command's answer, from the game's writer."""
 
     async def lobby(self, room: Room, request: LobbyRequest) -> LobbyResult:
@@ -135,7 +136,7 @@ class LocalOwner:
     def released(self, room: Room) -> None:
         return None
 
-    async def command(self, room: Room, request: CommandRequest) -> dict[str, Any]:
+    async def command(self, room: Room, request: CommandRequest) -> CommandAnswer:
         return await request.run(room)
 
     async def lobby(self, room: Room, request: LobbyRequest) -> LobbyResult:

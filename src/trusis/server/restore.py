@@ -14,6 +14,7 @@ import secrets
 import time
 from typing import Any
 
+from trusis.server.answers import CommandAnswer
 from trusis.server.options import TableOptions
 from trusis.server.peers import LocalPeers
 from trusis.server.records import record_of
@@ -60,8 +61,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.quit = left_on_purpose(action_rows)
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
-            room.remember(a["player_id"], a["client_id"],
-                          {"type": "ack", "id": a["client_id"], "seq": 0, "again": True})
+            room.remember(a["player_id"], a["client_id"], CommandAnswer.read_back(a["client_id"]))
     room.deadline = None
     if room.table.state.running:
         stored_phase = row["deadline_phase"]

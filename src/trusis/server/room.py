@@ -26,6 +26,7 @@ from trusis.rules.actions import LEAVE, REPLACE, SAY, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
+from trusis.server.answers import CommandAnswer
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
 from trusis.server.commits import Fence
@@ -79,7 +80,7 @@ class Room:
     clients: set[Client] = field(default_factory=set)
     away: dict[int, float] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    answers: OrderedDict[tuple[str, str], dict[str, Any]] = field(default_factory=OrderedDict)
+    answers: OrderedDict[tuple[str, str], CommandAnswer] = field(default_factory=OrderedDict)
     pending: dict[tuple[str, str], asyncio.Future[None]] = field(default_factory=dict)
     """Commands being applied, by (player, client id): a copy waits for their answer."""
     budgets: dict[str, Budget] = field(default_factory=dict)
@@ -355,10 +356,10 @@ class Room:
         for code in [c for c, s in self.claims.items() if s == seat]:
             del self.claims[code]
 
-    def answer(self, player_id: str, client_id: str) -> dict[str, Any] | None:
+    def answer(self, player_id: str, client_id: str) -> CommandAnswer | None:
         return self.answers.get((player_id, client_id))
 
-    def remember(self, player_id: str, client_id: str, reply: dict[str, Any]) -> None:
+    def remember(self, player_id: str, client_id: str, reply: CommandAnswer) -> None:
         self.answers[(player_id, client_id)] = reply
         while len(self.answers) > ANSWERS_KEPT:
             self.answers.popitem(last=False)

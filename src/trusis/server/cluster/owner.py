@@ -17,6 +17,7 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
+from trusis.server.answers import CommandAnswer
 from trusis.server.cluster.forward import OwnerUnavailable, Request
 from trusis.server.cluster.messages import Act, Failure, Lobby, Reply
 from trusis.server.cluster.node import Node, instance
@@ -106,9 +107,9 @@ class ClusterOwner:
         if room.owned:  # another process may claim it now
             self.node.spawn(self.node.leases.release(room.id))
 
-    async def command(self, room: Room, request: CommandRequest) -> dict[str, Any]:
+    async def command(self, room: Room, request: CommandRequest) -> CommandAnswer:
         async def here() -> Reply:
-            return Reply(req="", answer=await request.run(room))
+            return Reply(req="", answer=(await request.run(room)).to_wire())
 
         message = Act(player=request.player, seat=request.seat, client=request.client,
                       action=request.action, lang=request.lang)
@@ -117,8 +118,8 @@ class ClusterOwner:
         except OwnerUnavailable:
             reply = Reply(req="")
         if reply.answer is None:  # nobody could run it: the client may send it again
-            return {**refusal(room, "unavailable", {}, request.lang), "id": request.client}
-        return reply.answer
+            return refusal(room, request.client, "unavailable", {}, request.lang)
+        return CommandAnswer.from_wire(reply.answer)
 
     async def lobby(self, room: Room, request: LobbyRequest) -> LobbyResult:
         async def here() -> Reply:
@@ -151,9 +152,9 @@ class ClusterOwner:
     async def _serve(self, room: Room, message: Request) -> Reply:
         """A request another process forwarded to this one, the game's writer."""
         if isinstance(message, Act):
-            return Reply(req=message.req, answer=await command(
-                room, message.player, message.seat, message.client,
-                message.action, message.lang))
+            answer = await command(room, message.player, message.seat, message.client,
+                                   message.action, message.lang)
+            return Reply(req=message.req, answer=answer.to_wire())
         request = LobbyRequest(message.method, Player(*message.player), message.seat,
                                message.kind, message.by, message.name, message.code)
         try:
