@@ -1,0 +1,121 @@
+"""A follower's copy of a game, in-process (server/cluster/follow.py): a second `Room`
+for the same stored table applies the actions its owner announces, notices a gap,
+catches up from the stored rows, and shows every seat the same bytes as the owner.
+With the fakes of tests/core_fakes.py; the bus between the two is a list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core_fakes import (
+    FakeClient,
+    FakeClock,
+    FlakyStore,
+    act,
+    connect,
+    fake_client,
+    new_game,
+    view_bytes,
+    view_json,
+)
+from trusis.rules.actions import PASS, SAY, Action
+from trusis.server.cluster.follow import follow, follow_rows
+from trusis.server.restore import load_room
+from trusis.server.room import Room
+from trusis.server.store import LeaseLost
+
+SEATS = (None, 1, 2, 3, 4, 5)
+
+
+async def play_a_while(game: Any, steps: int) -> None:
+    """People talk and pass, bots think, timers run out: many kinds of actions."""
+    hub, room, clock = game.hub, game.room, game.clock
+    await act(hub, room, game.client(1), "a1", do=SAY, text="hello")
+    await act(hub, room, game.client(2), "b1", do=SAY, text="secret", to=1)
+    for step in range(steps):
+        if room.table is None or not room.table.state.running:
+            return
+        clock.advance(25)
+        await room._due(clock.now)
+        if step % 3 == 0 and room.table.state.kind == "day":  # R12: the timer ends nights
+            for seat in (1, 2):
+                await act(hub, room, game.client(seat), f"p{step}.{seat}", do=PASS)
+
+
+@pytest.mark.asyncio
+async def test_a_follower_applies_announced_actions_catches_up_a_gap_and_matches_the_owner(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """cluster/follow.py: the owner announces each stored action; a follower applies
+    them to its own table; one announcement lost makes the next one a gap (`follow` is
+    False and applies nothing); the stored rows fill it; announcements it already has
+    change nothing. Then every seat's view and stream is the owner's, byte for byte,
+    and the follower's clients hold what the owner's hold. A follower never applies a
+    command itself (it forwards: `LeaseLost`)."""
+    game = await new_game(core_store, core_clock)
+    owner = game.room
+    announced: list[dict[str, Any]] = []
+    owner.announce = lambda _room, message: announced.append(message)
+    row = await core_store.table_row(owner.id)
+    assert row is not None
+    follower = await load_room(core_store, row, 1.0, owner=False)
+    mirrors: dict[int | None, FakeClient] = {}
+    for seat in (1, 2, None):
+        player = game.people.get(seat) if seat is not None else None
+        mirrors[seat] = fake_client(player, seat)
+        await connect(follower, mirrors[seat])
+    await play_a_while(game, 16)
+    assert owner.table is not None and follower.table is not None
+    actions = [m for m in announced if m["k"] == "actions"]
+    assert len(actions) >= 10
+    assert sum(len(m["list"]) for m in actions) == len(owner.table.record.actions) - \
+        len(follower.table.record.actions)
+    lost = len(actions) // 2
+    for message in actions[:lost]:
+        assert follow(follower, message["first"], message["list"], message["deadline"])
+    have = len(follower.table.record.actions)
+    gap = actions[lost + 1]
+    assert not follow(follower, gap["first"], gap["list"], gap["deadline"])
+    assert len(follower.table.record.actions) == have
+    stored = await core_store.table_row(owner.id)
+    assert stored is not None
+    follow_rows(follower, await core_store.action_rows_after(owner.id, have), stored["deadline"])
+    for message in actions[lost:]:  # late or repeated announcements: nothing twice
+        assert follow(follower, message["first"], message["list"], message["deadline"])
+    assert follower.table.record.actions == owner.table.record.actions
+    assert follower.table.record.times == owner.table.record.times
+    assert (follower.deadline, follower.status) == (owner.deadline, owner.status)
+    for seat in SEATS:
+        assert view_bytes(follower.table, seat) == view_bytes(owner.table, seat)
+        assert follower.table.events_after(seat, 0) == owner.table.events_after(seat, 0)
+    for seat, mirror in mirrors.items():
+        assert mirror.events() == game.client(seat).events()
+        assert mirror.last_view() == game.client(seat).last_view() == \
+            view_json(owner.table, seat)
+        assert mirror.seq == game.client(seat).seq
+    with pytest.raises(LeaseLost):
+        await follower.submit(Action(SAY, 1, text="here"), game.people[1].id, "f1")
+    assert len(await core_store.action_rows(owner.id)) == len(owner.table.record.actions)
+
+
+@pytest.mark.asyncio
+async def test_a_follower_that_takes_over_reads_the_stored_game(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """The owner lost its lease (a failed append: `LeaseLost`) while a follower's copy
+    lagged behind: the old owner now follows the stored game, and a copy read back from
+    the store (as the process taking the lease over does) is the same game, seat by seat."""
+    game = await new_game(core_store, core_clock)
+    await play_a_while(game, 3)
+    owner: Room = game.room
+    core_store.fail_next("lease_lost")
+    with pytest.raises(LeaseLost):
+        await owner.submit(Action(SAY, 1, text="lost"), game.people[1].id, "x1")
+    row = await core_store.table_row(owner.id)
+    assert row is not None
+    taken = await load_room(core_store, row, 1.0)
+    assert owner.table is not None and taken.table is not None
+    assert owner.table.record.actions == taken.table.record.actions
+    for seat in SEATS:
+        assert view_bytes(owner.table, seat) == view_bytes(taken.table, seat)
+    assert (owner.deadline, owner.status) == (taken.deadline, taken.status)
