@@ -7,11 +7,15 @@ no sleep."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
 from core_fakes import (
     FakeClock,
     FlakyStore,
     act,
+    connect,
+    disconnect,
+    fake_client,
     new_game,
     stored_actions,
     stored_table,
@@ -19,6 +23,7 @@ from core_fakes import (
     view_json,
 )
 from trusis.rules.actions import PASS, SAY, TIMEOUT, Action
+from trusis.server import schema
 from trusis.server.restore import load_room
 from trusis.server.store import LeaseLost
 
@@ -231,3 +236,65 @@ async def test_a_deadline_passed_while_down_fires_once_after_the_game_is_read_ba
     assert [a.do for a in room.table.record.actions].count(TIMEOUT) == 1
     assert room.deadline == core_clock.now + room.options.night_seconds
     assert [a["do"] for a in await stored_actions(core_store, room.id)].count(TIMEOUT) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_client_back_with_its_stream_number_gets_exactly_what_it_missed(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """docs/protocol.md `hello.last_seq`: a connection back after a drop reads the
+    events of its seat it missed, in one `events` message with its seat's view — what
+    a connection that never dropped read; a number the stream never reached gets a
+    snapshot instead."""
+    game = await new_game(core_store, core_clock)
+    room, bob = game.room, game.client(2)
+    await act(game.hub, room, game.client(1), "a1", do=SAY, text="one")
+    seen = bob.seq
+    disconnect(room, bob)
+    await act(game.hub, room, game.client(1), "a2", do=SAY, text="two", to=2)
+    await act(game.hub, room, game.client(1), "a3", do=SAY, text="three")
+    back = fake_client(game.people[2], 2)
+    await connect(room, back, seen)
+    assert [f["type"] for f in back.frames] == ["table", "events"]
+    missed = back.frames[-1]
+    assert missed["events"] == game.table.events_after(2, seen)
+    assert [e["params"]["text"] for e in missed["events"]] == ["two", "three"]
+    assert missed["view"] == view_json(game.table, 2) and back.seq == missed["seq"]
+    ahead = fake_client(game.people[2], 2)
+    await connect(room, ahead, back.seq + 50)
+    assert ahead.frames[-1]["type"] == "snapshot"
+    assert ahead.frames[-1]["view"] == game.table.snapshot(2)
+
+
+@pytest.mark.asyncio
+async def test_the_end_is_stored_once_with_its_winner_and_kept_in_the_history(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """R31–R35, D13: the action that ends the game stores the winner with it; the room
+    is finished, its deadline gone, and no timer fires after the end; the finished
+    game goes into each seat's player's history (hub.py `finished_game`)."""
+    game = await new_game(core_store, core_clock)
+    room = game.room
+    for step in range(400):
+        if not game.table.state.running:
+            break
+        core_clock.advance(30)
+        await room._due(core_clock.now)
+        if step % 2 == 0 and game.table.state.kind == "day":
+            for seat in (1, 2):
+                if game.table.state.alive[seat] and not game.table.state.passed[seat]:
+                    await act(game.hub, room, game.client(seat), f"p{step}.{seat}", do=PASS)
+    assert not game.table.state.running
+    assert (room.status, room.deadline) == ("finished", None)
+    row = await core_store.table_row(room.id)
+    assert row is not None
+    assert (row["status"], row["winner"], row["deadline"]) == \
+        ("finished", game.table.state.winner, None)
+    count = len(game.table.record.actions)
+    core_clock.advance(3600)
+    await room._due(core_clock.now)
+    assert len(game.table.record.actions) == count
+    async with core_store.engine.connect() as conn:
+        kept = (await conn.execute(select(schema.game_players.c.seat)
+                                   .where(schema.game_players.c.table_id == room.id))).all()
+    assert sorted(r[0] for r in kept) == [1, 2]  # the people's (bots of their own: none)
+    for seat in (1, 2, None):
+        assert game.client(seat).of_type("table")[-1]["table"]["status"] == "finished"
