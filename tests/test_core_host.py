@@ -296,5 +296,5 @@ async def test_the_end_is_stored_once_with_its_winner_and_kept_in_the_history(
         kept = (await conn.execute(select(schema.game_players.c.seat)
                                    .where(schema.game_players.c.table_id == room.id))).all()
     assert sorted(r[0] for r in kept) == [1, 2]  # the people's (bots of their own: none)
-    for seat in (1, 2, None):
-        assert game.client(seat).of_type("table")[-1]["table"]["status"] == "finished"
+    for reader in (1, 2, None):
+        assert game.client(reader).of_type("table")[-1]["table"]["status"] == "finished"
