@@ -98,6 +98,7 @@ class FlakyStore(Store):
         super().__init__(url)
         self.real_append = self.commits.append
         self.failures: list[Failure] = []
+        self.fail_the_end = False  # the next append that ends a game fails ("error")
         self.failed = 0
         self.on_stored: Callable[[int], None] | None = None
         self.append = self._append
@@ -109,6 +110,9 @@ class FlakyStore(Store):
                       player_id: str | None, client_id: str | None, deadline: float | None,
                       phase: str, winner: str | None,
                       fence: tuple[str, int] | None = None) -> None:
+        if self.fail_the_end and winner is not None:
+            self.fail_the_end = False
+            self.failures.insert(0, "error")
         if self.failures:
             failure = self.failures.pop(0)
             self.failed += 1
