@@ -91,8 +91,9 @@ Failure = Literal["lease_lost", "error"]
 
 class FlakyStore(Store):
     """A real store whose next appends fail when a test says so: `LeaseLost` (another
-    process took the game over) or a plain error (the database said no), nothing stored.
-    Successful appends are reported to `on_stored` (the wire's log: store before send)."""
+    process took the game over) or a plain error (the database said no), nothing stored;
+    `fail_the_end`: the append of the action that ends the game fails. Successful
+    appends are reported to `on_stored` (the wire's log: store before send)."""
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
