@@ -3,6 +3,7 @@
 import os
 
 from clusterproc import two_processes, two_processes_long_lease
+from core_fakes import core_clock, core_store, core_template
 
 # The suite plays hundreds of visitors from one address (127.0.0.1) within minutes: more
 # than any real group, so the two per-address limits it would meet are relaxed for every
@@ -11,4 +12,5 @@ from clusterproc import two_processes, two_processes_long_lease
 os.environ.setdefault("TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR", "100000")
 os.environ.setdefault("TRUSIS_LIMIT_OPEN_TABLES_PER_ADDRESS", "100000")
 
-__all__ = ["two_processes", "two_processes_long_lease"]
+__all__ = ["core_clock", "core_store", "core_template", "two_processes",
+           "two_processes_long_lease"]

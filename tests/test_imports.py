@@ -19,18 +19,6 @@ PACKAGE = "trusis"
 LAYERS = ("rules", "table", "stats", "bots", "lab", "server", "play", "cli")
 """From the bottom up, as README.md's table lists them (web/ holds no Python)."""
 
-KNOWN_CYCLES: list[frozenset[str]] = [
-    # The server's core: a room restores and hands seats over through these two modules,
-    # which take the Room they act on (imports inside functions hold the loop together).
-    # Issue 20 rebuilds these modules around a game host; other work edits them now, so
-    # this cycle is listed here until that rebuild removes it. No other cycle may appear.
-    # rematch_db.py joined it: a room holds the seats kept for a rematch, and the functions
-    # that fill and free them take the Room (for its types only).
-    frozenset({"trusis.server.room", "trusis.server.restore", "trusis.server.handover",
-               "trusis.server.rematch_db"}),
-]
-
-
 def modules() -> dict[str, Path]:
     """Every module of the package, by dotted name (a package by its __init__)."""
     found: dict[str, Path] = {}
@@ -126,15 +114,9 @@ def test_the_graph_is_read() -> None:
 
 
 def test_no_import_cycle_in_src() -> None:
-    found = cycles(graph())
-    unexpected = [sorted(c) for c in found if c not in KNOWN_CYCLES]
-    assert unexpected == [], f"import cycles: {unexpected}"
-
-
-def test_the_known_server_cycle_is_still_there_or_gone_from_this_list() -> None:
-    """When the rebuild breaks the server's cycle, its exception above must go too."""
-    found = cycles(graph())
-    assert [sorted(c) for c in KNOWN_CYCLES if c not in found] == []
+    """Issue 20: the server's core held one (room, restore, hand-overs, rematch seats,
+    tied by imports inside functions); a room's peers and timers broke it."""
+    assert [sorted(c) for c in cycles(graph())] == [], "import cycles"
 
 
 def test_layers_import_downward_only() -> None:

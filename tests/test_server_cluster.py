@@ -285,3 +285,20 @@ def test_a_process_restarted_under_its_old_name_its_games_are_taken_over(
     assert len(identities) == 2 and all(n.split("#")[0] in ("a", "b") for n in identities)
     problems = check(cluster, game)
     assert problems == [], "\n".join(problems[:20])
+
+
+def test_an_answer_forwarded_to_the_owner_reaches_its_client_as_documented(
+        two_processes: Cluster) -> None:
+    """An `ack` or `refused` holds exactly the fields docs/protocol.md lists, also for a
+    client of the follower, whose commands the owner answers over Redis (the request's
+    id used to ride along into the client's frame)."""
+    cluster = two_processes
+    game = new_game(cluster, seats=5, people=4, rng=random.Random(6))
+    b = cluster.servers[1]
+    on_b = [c for c in game.clients if c.server is b]
+    play(game, lambda: all(len(c.answers) >= 3 for c in on_b) or finished(game))
+    fields = {"ack": {"type", "id", "seq"}, "refused": {"type", "id", "code", "params", "message"}}
+    for client in on_b:
+        assert client.answers
+        for answer in client.answers.values():
+            assert set(answer) == fields[answer["type"]], answer

@@ -15,7 +15,7 @@ import pytest
 from serverplay import close_code
 from serverproc import Guest, Player, running_server
 from trusis.server.protocol import outbound
-from trusis.server.rematch_db import Reservation, held_for_another, reserved_entry
+from trusis.server.seat import Reservation, held_for_another, reserved_entry
 
 
 def _step(p: Player) -> bool:

@@ -39,7 +39,7 @@ from trusis.server.accounts import Accounts
 from trusis.server.address import client_address
 from trusis.server.balance import Balance
 from trusis.server.bodylimit import BodyLimit
-from trusis.server.cluster.node import instance
+from trusis.server.cluster.owner import ClusterOwner
 from trusis.server.config import Settings, private_sqlite, secret_key
 from trusis.server.endcache import EndCache
 from trusis.server.errors import LobbyError
@@ -109,7 +109,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await store.migrate()
         hub = Hub(store, settings.bot_pace)
         if settings.redis_url:
-            hub.join_cluster(instance(settings.node), settings.redis_url, settings.lease_seconds)
+            hub.owner = ClusterOwner(hub, settings.node, settings.redis_url,
+                                     settings.lease_seconds)
         app.state.lag = LoopLag()
         app.state.lag.start()
         app.state.store = store

@@ -5,7 +5,8 @@ processes forward to it (cluster/node.py), so every command meets the same
 checks, the same rate limits and the same once-only rule. A first answer
 leaves out `seq`, the sender's stream number: the process that holds the
 sender's connection adds it once that connection has been sent the action's
-events, and keeps it (`Room.remember`), so that a copy gets the same answer.
+events (`numbered`), so that a copy gets the same answer. Every answer kept
+(`Room.remember`) is stored here, and only here (restore.py reads them back).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from trusis.rules.actions import REPLACE, SAY, STAFF_DRAW, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
 from trusis.server import chatcap, metrics, sanctions
+from trusis.server.answers import CommandAnswer
 from trusis.server.protocol import ActionIn
 from trusis.server.room import Room
 
@@ -32,14 +34,15 @@ def _namer(room: Room) -> Callable[[int], str]:
     return lambda seat: names[seat] if 0 < seat < len(names) else seat_label(seat)
 
 
-def refusal(room: Room, code: str, params: dict[str, Any], lang: str) -> dict[str, Any]:
-    """A refusal in the protocol's shape, its reason in the client's language."""
-    return {"type": "refused", "id": "", "code": code, "params": params,
-            "message": render(f"refusal.{code}", params, lang, _namer(room))}
+def refusal(room: Room, client_id: str, code: str, params: dict[str, Any],
+            lang: str) -> CommandAnswer:
+    """A refusal of command `client_id`, its reason in the client's language."""
+    return CommandAnswer.refused(client_id, code, params,
+                                 render(f"refusal.{code}", params, lang, _namer(room)))
 
 
 async def command(room: Room, player_id: str, seat: int | None, client_id: str,
-                  given: ActionIn, lang: str) -> dict[str, Any]:
+                  given: ActionIn, lang: str) -> CommandAnswer:
     """Apply one command of `player_id` (playing `seat`) and say what happened.
 
     A command sent again with the same id is answered again with the first answer and
@@ -52,17 +55,14 @@ async def command(room: Room, player_id: str, seat: int | None, client_id: str,
         await asyncio.shield(pending)
     known = room.answer(player_id, client_id)
     if known is not None:  # the same command again: answered again, applied once
-        if known.get("again"):  # read back from the store: its stream number is not kept
-            return {k: v for k, v in known.items() if k not in ("again", "seq")}
-        return dict(known)
+        return known.copy()
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     room.pending[key] = done
     began = time.perf_counter()
     try:
         reply = await _apply(room, player_id, seat, client_id, given, lang)
         if (figures := metrics.FIGURES) is not None:
-            figures.ack.labels("ack" if reply["type"] == "ack" else "refused").observe(
-                time.perf_counter() - began)
+            figures.ack.labels(reply.type).observe(time.perf_counter() - began)
         return reply
     finally:
         if room.pending.get(key) is done:
@@ -71,37 +71,45 @@ async def command(room: Room, player_id: str, seat: int | None, client_id: str,
 
 
 async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
-                 given: ActionIn, lang: str) -> dict[str, Any]:
-    reply: dict[str, Any]
+                 given: ActionIn, lang: str) -> CommandAnswer:
+    reply: CommandAnswer
     if room.table is None or seat is None:
         code = "not_started" if room.table is None else "spectator"
-        reply = refusal(room, code, {}, lang)
+        reply = refusal(room, client_id, code, {}, lang)
     elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
-        reply = refusal(room, "unknown_action", {"do": given.do}, lang)
+        reply = refusal(room, client_id, "unknown_action", {"do": given.do}, lang)
     elif (capped := chatcap.refusal(room, seat, given.do)) is not None:  # D21
-        reply = refusal(room, *capped, lang)
+        reply = refusal(room, client_id, *capped, lang)
     elif given.do == SAY and (muted := await sanctions.muted_until(
             room.store.engine, player_id)) is not None:  # a moderator's mute, from the database
-        reply = refusal(room, "muted", {"until": muted or None}, lang)
+        reply = refusal(room, client_id, "muted", {"until": muted or None}, lang)
     elif not room.allowed(player_id, Action(given.do)):
         # `retry_after`: when the same command would be taken (the chat says when).
         wait = room.retry_after(player_id, Action(given.do))
-        reply = refusal(room, "rate_limited", {"retry_after": wait}, lang)
+        reply = refusal(room, client_id, "rate_limited", {"retry_after": wait}, lang)
         if (figures := metrics.FIGURES) is not None:
             figures.rate_limited("chat" if given.do == SAY else "command")
-        reply["id"] = client_id
         return reply  # not remembered: the same id may be tried again once the budget allows
     else:
         action = Action(given.do, seat, given.target, given.shown, given.text, given.to)
         made_in = None if given.phase is None else (given.phase.kind, given.phase.number)
         outcome = await room.submit(action, player_id, client_id, made_in)
         if outcome.refusal is None:
-            reply = {"type": "ack", "id": client_id}
+            reply = CommandAnswer.ack(client_id)
         else:
             err = outcome.refusal  # rendered from the same catalogue as err.message()
-            reply = refusal(room, err.code, err.params, lang)
-    reply["id"] = client_id
+            reply = refusal(room, client_id, err.code, err.params, lang)
     if room.table is not None:
-        reply["count"] = len(room.table.record.actions)
+        reply = reply.counted(len(room.table.record.actions))
     room.remember(player_id, client_id, reply)
-    return dict(reply)
+    return reply
+
+
+def numbered(room: Room, player_id: str, answer: CommandAnswer, seq: int) -> CommandAnswer:
+    """`answer`, sent to its sender's connection at stream number `seq`: an `ack` not
+    numbered yet takes it, and is kept so, for a copy to get the same answer."""
+    if answer.type != "ack" or answer.seq is not None:
+        return answer
+    answer = answer.with_seq(seq)
+    room.remember(player_id, answer.id, answer)
+    return answer

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, Action
 from trusis.rules.i18n import seat_label
-from trusis.server.seat import Seat, SeatKind
+from trusis.server.seat import Seat, SeatKind, departed
 
 if TYPE_CHECKING:
     from trusis.server.room import Room
@@ -51,14 +51,6 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         room.wake.set()
 
 
-def departed(room: Room, seat: int) -> bool:
-    """D18: the seat's `leave` is in the record — it passes by itself, or a bot took it
-    over (R53) — so it may change hands."""
-    table = room.table
-    assert table is not None
-    return table.state.left[seat] or table.state.bots[seat]  # bots: only by a `replace`
-
-
 async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
                          kind: SeatKind = "person") -> bool:
     """R53: a person (or a program) takes a departed seat, with all it knew: a new one
@@ -66,9 +58,9 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
     not left (only disconnected: its player may come back; D18): False then."""
     table = room.table
     assert table is not None
-    if not departed(room, seat):
+    if not departed(room.table, seat):
         return False
-    outcome = await room.submit(Action(REPLACE, seat, by=name))
+    outcome = await room.submit(Action(REPLACE, seat, by=name), player_id)  # its taker's
     if not outcome.accepted:
         return False
     room.drop_claims(seat)
@@ -95,30 +87,6 @@ def returnable(room: Room, player_id: str) -> int | None:
     if table is None or not table.state.running:
         return None
     for number, held in room.seats.items():
-        if held.player_id == player_id and number not in room.quit and departed(room, number):
+        if held.player_id == player_id and number not in room.quit and departed(table, number):
             return number
     return None
-
-
-def handed_over(room: Room) -> set[int]:
-    """The seats a `replace` handed over at some point (R53): a bot seat among them was not
-    a bot's from the start, and the replay shows who held it at each step."""
-    if room.table is None:
-        return set()
-    return {a.seat for a in room.table.record.actions if a.do == REPLACE and a.seat}
-
-
-def hand_facts(room: Room, seat: int, mine: bool, taken_over: set[int]) -> dict[str, Any]:
-    """What the lobby's table tells of a seat's hands: `taken_over` (a bot only since a
-    `replace`: the replay marks when), `departed` (public, R52: the host may link it, R53)
-    and, for its own player, `yours_away` — "grace" comes back on opening the table (D29),
-    "left" only through the host's link (D31)."""
-    facts: dict[str, Any] = {}
-    held = room.seats[seat]
-    if seat in taken_over and held.kind == "bot":
-        facts["taken_over"] = True
-    if room.table is not None and room.table.state.running and departed(room, seat):
-        facts["departed"] = True
-        if mine:
-            facts["yours_away"] = "left" if seat in room.quit else "grace"
-    return facts

@@ -8,27 +8,25 @@ read back from the store when someone opens its end screen.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from typing import Any, NotRequired, TypedDict
 
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
+from trusis.server.answers import CommandAnswer
 from trusis.server.banning import unseat_banned
-from trusis.server.cluster.follow import apply_facts, facts
-from trusis.server.cluster.forward import OwnerUnavailable
-from trusis.server.cluster.node import Node
-from trusis.server.commands import command, refusal
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.limits import EXPIRED, expired_table
 from trusis.server.options import TableOptions
+from trusis.server.owner import CommandRequest, LocalOwner, Owner
 from trusis.server.protocol import ActionIn
-from trusis.server.rematch import REMATCH_METHODS, Rematches, kept_for
-from trusis.server.restore import load_room, record_of
+from trusis.server.records import record_of
+from trusis.server.rematch import Rematches, kept_for
+from trusis.server.requests import LobbyRequest, LobbyResult, seat_number, text
+from trusis.server.restore import load_room
 from trusis.server.room import Room
-from trusis.server.seat import Seat
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Player, Store, new_id
 from trusis.server.stuck import end_on_owner
@@ -54,11 +52,6 @@ SIGNED_OUT = 4401
 """The close code of a connection whose session ended (docs/protocol.md)."""
 
 
-def unavailable() -> LobbyError:
-    return LobbyError(503, "owner_unavailable", "the server running this table is not "
-                      "answering right now; try again in a moment")
-
-
 class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (rematch.py)
     def __init__(self, store: Store, pace: float = 1.0) -> None:
         self.store = store
@@ -66,20 +59,14 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         self.rooms: dict[str, Room] = {}
         self.finished: dict[str, Room] = {}
         self.lock = asyncio.Lock()
-        self.cluster: Node | None = None
-        """Several processes (`--redis`): who owns which game, and the way to its owner."""
-
-    def join_cluster(self, name: str, redis_url: str, lease_seconds: float) -> Node:
-        self.cluster = Node(name, self.store, redis_url, lease_seconds, self.rooms,
-                            self.adopt, self.serve)
-        self.cluster.on_revoked = self.close_revoked
-        return self.cluster
+        self.owner: Owner = LocalOwner(self)
+        """Where each game's writer is (owner.py): here, or with `--redis` wherever its
+        lease is (cluster/owner.py, set by app.py before `restore`)."""
 
     async def revoked(self, revoked: Revoked) -> None:
         """Tokens were revoked here: close their connections here and on every process."""
         self.close_revoked(dict(revoked))
-        if self.cluster is not None:
-            await self.cluster.tell_revoked(dict(revoked))
+        await self.owner.tell_revoked(dict(revoked))
 
     def close_revoked(self, revoked: dict[str, Any]) -> None:
         """Close this process's connections opened with revoked tokens (4401)."""
@@ -102,47 +89,20 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         room.on_finished = self.finished_game
 
     async def restore(self) -> None:
-        """Load every open and running table; running games carry on (timers included).
-        With several processes, each game goes to whichever process takes its lease."""
-        if self.cluster is not None:
-            await self.cluster.start()
-            return
-        for row in await self.store.table_rows(("open", "running")):
-            room = await load_room(self.store, row, self.pace)
-            room.on_finished = self.finished_game
-            self.rooms[room.id] = room
-            if room.status == "running":
-                room.start_running()
+        """Take charge of the stored open and running tables; running games carry on
+        (timers included)."""
+        await self.owner.start()
 
     async def close(self) -> None:
         for room in self.rooms.values():
             await room.stop()
-        if self.cluster is not None:
-            await self.cluster.close()
+        await self.owner.close()
 
     # -- finding tables -------------------------------------------------------
 
     async def public(self) -> list[Room]:
-        """The public open and running tables (with several processes: every process's,
-        from the store, with this process's own copies where it has them)."""
-        if self.cluster is None:
-            return [r for r in self.rooms.values()
-                    if not r.options.private and r.status in ("open", "running")]
-        rows = [r for r in await self.store.table_rows(("open", "running")) if not r["private"]]
-        seats = await self.store.seat_rows_of([r["id"] for r in rows if r["id"] not in self.rooms])
-        found = []
-        for row in rows:
-            room = self.rooms.get(row["id"])
-            if room is None:  # only its lobby facts: nobody here plays at it
-                room = Room(row["id"], row["name"], row["host_id"], "",
-                            TableOptions.from_json(json.loads(row["options"])),
-                            row["invite"], self.store, self.pace, row["status"],
-                            row["created_at"], owned=False)
-                room.seats = {h["seat"]: Seat(h["kind"], h["name"], h["player_id"],
-                                              h["bot_kind"]) for h in seats[row["id"]]}
-                room.host_name = await self.store.host_name(row["host_id"])
-            found.append(room)
-        return found
+        """The public open and running tables (with several processes: every process's)."""
+        return await self.owner.listed()
 
     async def room(self, table_id: str, player_id: str | None = None,
                    invite: str | None = None) -> Room:
@@ -155,11 +115,10 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
                 raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
             if row["status"] == EXPIRED:  # an open table nobody came to (quota.py)
                 raise expired_table(table_id)
-            if self.cluster is not None:  # owned here from now on, or followed
-                room = await self.cluster.open(table_id)
-                if room.owned and room.status == "finished":
-                    asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict,
-                                                          table_id)
+            room = await self.owner.open(row)  # held here from now on (several processes)
+            if room is not None and room.status == "finished":
+                asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict,
+                                                      table_id)
         if room is None:
             assert row is not None
             room = await load_room(self.store, row, self.pace)
@@ -188,105 +147,103 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
                     self.pace, on_finished=self.finished_game)
         await self.store.new_table(table_id, name, host.id, options.public(), room.invite,
                                    options.private)
-        if self.cluster is not None:
-            self.cluster.own(room, await self.cluster.leases.create(table_id))
+        await self.owner.created(room)
         self.rooms[table_id] = room
         return room
 
     # -- to the owner of the game ----------------------------------------------
 
     async def command(self, room: Room, player_id: str, seat: int | None, client_id: str,
-                      given: ActionIn, lang: str) -> dict[str, Any]:
-        """A seat's command, run by the game's owner: this process or another one."""
-        if self.cluster is None:
-            return await command(room, player_id, seat, client_id, given, lang)
-        try:
-            return await self.cluster.on_owner(
-                room, lambda: command(room, player_id, seat, client_id, given, lang),
-                {"k": "act", "player": player_id, "seat": seat, "client": client_id,
-                 "action": given.model_dump(), "lang": lang}, again=True)
-        except OwnerUnavailable:
-            return {**refusal(room, "unavailable", {}, lang), "id": client_id}
+                      given: ActionIn, lang: str) -> CommandAnswer:
+        """A seat's command, run by the game's writer: in this process or another one."""
+        return await self.owner.command(room, CommandRequest(player_id, seat, client_id,
+                                                             given, lang))
 
     async def reached(self, room: Room, count: int) -> None:
         """Until this process's copy of the game holds `count` actions."""
-        if self.cluster is not None and not room.owned:
-            await self.cluster.reached(room, count)
+        await self.owner.reached(room, count)
 
-    async def _on_owner(self, method: str, room: Room, player: Player, *args: Any) -> Any:
-        """Run lobby request `method` where the game is owned; its refusals as raised."""
-        run = getattr(self, f"_{method}")
-        if self.cluster is None:
-            return await run(room, player, *args)
+    async def run_lobby(self, room: Room, request: LobbyRequest) -> LobbyResult:
+        """Run a lobby request on `room`, whose writer is in this process."""
+        player, method = request.player, request.method
+        if method == "sit":
+            return await self._sit(room, player, request.seat)
+        if method == "stand":
+            await self._stand(room, player)
+            return None
+        if method == "add_bot":
+            return await self._add_bot(room, player, request.kind, request.seat)
+        if method == "free":
+            await self._free(room, player, seat_number(request.seat))
+            return None
+        if method == "program_seat":
+            return await self._program_seat(room, player, request.seat, request.name)
+        if method == "start":
+            await self._start(room, player)
+            return None
+        if method == "replace":
+            return await self._replace(room, player, seat_number(request.seat), request.by,
+                                       request.kind)
+        if method == "claim":
+            return await self._claim(room, player, request.code)
+        if method == "return":
+            return await self._return(room, player)
+        if method == "draw":
+            return await self._draw(room, player)
+        if method == "rematch":
+            return await self._rematch(room, player)
+        if method == "rematch_accept":
+            return await self._rematch_accept(room, player)
+        await self._rematch_decline(room, player)
+        return None
 
-        async def here() -> dict[str, Any]:
-            return {"result": await run(room, player, *args)}
-
-        try:
-            answer = await self.cluster.on_owner(
-                room, here, {"k": "lobby", "method": method,
-                             "player": [player.id, player.name, player.kind],
-                             "args": list(args)}, again=False)
-        except OwnerUnavailable:
-            raise unavailable() from None
-        if "error" in answer:
-            error = answer["error"]
-            raise LobbyError(int(error["status"]), str(error["code"]), str(error["message"]),
-                             **error["params"])
-        if "table" in answer and not room.owned and apply_facts(room, answer["table"]):
-            await self.cluster.catch_up(room)
-        return answer["result"]
-
-    async def serve(self, room: Room, data: dict[str, Any]) -> dict[str, Any]:
-        """A request another process forwarded to this one, the game's owner."""
-        if data["k"] == "act":
-            return await command(room, str(data["player"]), data["seat"], str(data["client"]),
-                                 ActionIn.model_validate(data["action"]), str(data["lang"]))
-        if data["k"] != "lobby" or data["method"] not in LOBBY_METHODS:
-            return {"error": {"status": 400, "code": "bad_request", "params": {},
-                              "message": "unknown request"}}
-        run = getattr(self, f"_{data['method']}")
-        try:
-            result = await run(room, Player(*data["player"]), *data["args"])
-        except LobbyError as err:
-            return {"error": {"status": err.status, **err.body()}}
-        return {"result": result, "table": facts(room)}
+    async def _on_owner(self, room: Room, request: LobbyRequest) -> LobbyResult:
+        return await self.owner.lobby(room, request)
 
     # The lobby's requests, each run by the game's owner (this process, or forwarded).
 
     async def sit(self, room: Room, player: Player, seat: int | None) -> int:
-        return int(await self._on_owner("sit", room, player, seat))
+        return seat_number(await self._on_owner(room, LobbyRequest("sit", player, seat)))
 
     async def stand(self, room: Room, player: Player) -> None:
-        await self._on_owner("stand", room, player)
+        await self._on_owner(room, LobbyRequest("stand", player))
 
     async def add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
-        return int(await self._on_owner("add_bot", room, player, kind, seat))
+        return seat_number(await self._on_owner(room, LobbyRequest("add_bot", player, seat,
+                                                                   kind=kind)))
 
     async def free(self, room: Room, player: Player, seat: int) -> None:
-        await self._on_owner("free", room, player, seat)
+        await self._on_owner(room, LobbyRequest("free", player, seat))
 
     async def program_seat(self, room: Room, player: Player, seat: int | None,
                            name: str) -> tuple[int, str]:
-        number, token = await self._on_owner("program_seat", room, player, seat, name)
-        return int(number), str(token)
+        result = await self._on_owner(room, LobbyRequest("program_seat", player, seat,
+                                                         name=name))
+        assert isinstance(result, tuple)
+        return result
 
     async def start(self, room: Room, player: Player) -> None:
-        await self._on_owner("start", room, player)
+        await self._on_owner(room, LobbyRequest("start", player))
 
     async def replace(self, room: Room, player: Player, seat: int, by: str,
                       kind: str) -> str | None:
-        code = await self._on_owner("replace", room, player, seat, by, kind)
-        return None if code is None else str(code)
+        code = await self._on_owner(room, LobbyRequest("replace", player, seat, kind=kind,
+                                                       by=by))
+        return None if code is None else text(code)
 
     async def claim(self, room: Room, player: Player, code: str) -> int:
-        return int(await self._on_owner("claim", room, player, code))
+        return seat_number(await self._on_owner(room, LobbyRequest("claim", player,
+                                                                   code=code)))
 
     async def return_seat(self, room: Room, player: Player) -> int:
-        return int(await self._on_owner("return", room, player))
+        return seat_number(await self._on_owner(room, LobbyRequest("return", player)))
+
+    async def draw(self, room: Room, player: Player) -> int:
+        """An admin ends a stuck game as a draw (D38): the record's length after it."""
+        return seat_number(await self._on_owner(room, LobbyRequest("draw", player)))
 
     async def _draw(self, room: Room, player: Player) -> int:
-        """An admin ends a stuck game as a draw (D38), run by its owner (stuck_api.py)."""
+        """Run by the game's writer (stuck.py checks the admin role again there)."""
         return await end_on_owner(room, player.id)
 
     # -- after the end ----------------------------------------------------------
@@ -312,8 +269,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict, table_id)
             return
         del self.rooms[table_id]
-        if self.cluster is not None and room.owned:  # another process may claim it now
-            self.cluster.spawn(self.cluster.leases.release(table_id))
+        self.owner.released(room)
 
     async def record(self, room: Room) -> Record:
         """The finished game's record; a running game's record is secret (seed, deal)."""
@@ -336,10 +292,6 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
                 if a.do != SAY or a.to is None or a.seat in mine or a.to in mine]
         return Record(full.players, full.seed, full.custom, full.deal, [a for a, _ in kept],
                       dict(full.extra), [t for _, t in kept])
-
-
-LOBBY_METHODS = frozenset({"sit", "stand", "add_bot", "free", "program_seat", "start",
-                           "replace", "claim", "return", "draw"}) | REMATCH_METHODS
 
 
 def bot_kinds() -> list[str]:

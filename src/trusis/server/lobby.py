@@ -51,14 +51,11 @@ async def health(request: Request) -> Response:
     rooms = list(hub.rooms.values())
     clients = [c for r in rooms for c in r.clients]
     data: dict[str, Any] = {
-        "ok": True, "cluster": hub.cluster is not None, "tables": len(rooms),
+        "tables": len(rooms),
         "running": sum(1 for r in rooms if r.status == "running"), "clients": len(clients),
         "loop_lag_ms": round(request.app.state.lag.worst_ms(), 1),
         "commit_queue": deps.store(request).queued(),
-        "send_queue": sum(len(c.queue) for c in clients), "redis": "off"}
-    if hub.cluster is not None:
-        data.update(hub.cluster.figures())
-        data["ok"] = hub.cluster.healthy()
+        "send_queue": sum(len(c.queue) for c in clients), **hub.owner.health()}
     return JSONResponse(data, status_code=200 if data["ok"] else 503)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from trusis.server import metrics
@@ -51,23 +51,7 @@ class Live(Collector):
         yield GaugeMetricFamily("trusis_send_queue_longest", "The longest client send queue "
                                 "(a client is dropped at 500).",
                                 max((len(c.queue) for c in clients), default=0))
-        node = self.hub.cluster
-        if node is None:
-            return
-        yield GaugeMetricFamily("trusis_leases_owned", "Games whose lease this process holds.",
-                                sum(1 for r in rooms if r.owned))
-        yield GaugeMetricFamily("trusis_games_followed", "Games another process owns that "
-                                "clients here are at.", sum(1 for r in rooms if not r.owned))
-        yield CounterMetricFamily("trusis_leases_taken_over", "Games taken over from a process "
-                                  "that let its lease expire.", node.taken)
-        yield CounterMetricFamily("trusis_forwarded", "Requests forwarded to another process.",
-                                  node.forward.count)
-        yield CounterMetricFamily("trusis_redis_dropped", "Messages that could not be "
-                                  "published (followers caught up from the database).",
-                                  node.bus.dropped)
-        yield GaugeMetricFamily("trusis_redis_up", "1 while the Redis connection is up.",
-                                1 if node.bus.up else 0)
-
+        yield from self.hub.owner.metric_families()
 
 def start(hub: Hub, store: Store, lag: LoopLag) -> metrics.Figures:
     """Count from now on (at start-up, when metrics are on)."""

@@ -159,7 +159,7 @@ class Quota:
         for room in rooms:
             if not room.owned:
                 continue
-            if room.clients or room.remote:
+            if room.clients or room.peers.elsewhere():
                 self.seen[room.id] = now
                 continue
             since = max(room.created_at, self.seen.setdefault(room.id, now))
@@ -176,8 +176,7 @@ class Quota:
             self.hub.rooms.pop(room.id, None)
             self.seen.pop(room.id, None)
             self.opened.pop(room.id, None)
-            if self.hub.cluster is not None:
-                self.hub.cluster.spawn(self.hub.cluster.leases.release(room.id))
+            self.hub.owner.released(room)
             closed.append(room.id)
         if closed:
             log.info("closed %d abandoned open tables", len(closed))

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Literal
+from typing import Literal
 
-from trusis.server.cluster.node import Node
 from trusis.server.errors import LobbyError
-from trusis.server.rematch_db import Reservation, add_game, link_of, release, reserve
+from trusis.server.owner import Owner
+from trusis.server.rematch_db import add_game, link_of, release, reserve
 from trusis.server.rematch_news import tell_rematch
+from trusis.server.requests import LobbyRequest, LobbyResult, seat_number, text
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Reservation, Seat
 from trusis.server.seating import Seating
 from trusis.server.store import Player, new_id
 
@@ -33,9 +34,6 @@ RESERVE_SECONDS = 120.0
 """How long a rematch keeps each seat for the player who held it (D19)."""
 HOST_FIRST_SECONDS = 60.0
 """After the end, how long only the host may propose the rematch (D19)."""
-
-REMATCH_METHODS = frozenset({"rematch", "rematch_accept", "rematch_decline"})
-"""The requests `Hub.serve` may run for another process."""
 
 Answer = Literal["accept", "decline"]
 
@@ -66,12 +64,12 @@ class Rematches(Seating):
 
     rooms: dict[str, Room]
     pace: float
-    cluster: Node | None
+    owner: Owner
 
     async def finished_game(self, room: Room) -> None:
         raise NotImplementedError  # Hub's
 
-    async def _on_owner(self, method: str, room: Room, player: Player, *args: Any) -> Any:
+    async def _on_owner(self, room: Room, request: LobbyRequest) -> LobbyResult:
         raise NotImplementedError  # Hub's
 
     # -- run by the owner -------------------------------------------------------
@@ -105,8 +103,7 @@ class Rematches(Seating):
         room.previous = old.id
         await self.store.new_table(table_id, old.name, host.id, old.options.public(),
                                    old.invite, old.options.private)
-        if self.cluster is not None:  # owned where the game before was
-            self.cluster.own(room, await self.cluster.leases.create(table_id))
+        await self.owner.created(room)  # written where the game before was
         kept: dict[int, Reservation] = {}
         for number, held in sorted(old.seats.items()):
             if held.kind == "bot":
@@ -170,12 +167,12 @@ class Rematches(Seating):
     # -- to the owner -----------------------------------------------------------
 
     async def propose_rematch(self, room: Room, player: Player) -> str:
-        return str(await self._on_owner("rematch", room, player))
+        return text(await self._on_owner(room, LobbyRequest("rematch", player)))
 
     async def answer_rematch(self, room: Room, player: Player, answer: Answer) -> int | None:
         if answer == "accept":
-            return int(await self._on_owner("rematch_accept", room, player))
-        await self._on_owner("rematch_decline", room, player)
+            return seat_number(await self._on_owner(room, LobbyRequest("rematch_accept", player)))
+        await self._on_owner(room, LobbyRequest("rematch_decline", player))
         return None
 
 

@@ -9,16 +9,15 @@ table already made.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Column, Float, ForeignKey, Integer, String, Table, delete, insert, select
 from sqlalchemy import update as sql_update
 
 from trusis.server.commits import Fence, fenced
 from trusis.server.schema import metadata
-from trusis.server.seat import SeatKind
+from trusis.server.seat import Reservation
 from trusis.server.store import Store
 
 if TYPE_CHECKING:
@@ -55,41 +54,11 @@ class Link:
     next_id: str | None
 
 
-@dataclass(frozen=True)
-class Reservation:
-    """A seat kept for the player who held it at the end of the game before."""
-
-    player_id: str
-    kind: SeatKind
-    name: str
-    until: float
-
-
-def live(reservation: Reservation | None, now: float | None = None) -> bool:
-    """Whether a reservation still keeps its seat (D19: until it is taken, declined,
-    released by the host, or its time is up)."""
-    return reservation is not None and reservation.until > (time.time() if now is None else now)
-
-
-def held_for_another(kept: dict[int, Reservation], seat: int, player_id: str | None) -> bool:
-    """A free seat that someone else may still take back: nobody else may sit there."""
-    reservation = kept.get(seat)
-    return live(reservation) and (reservation is None or reservation.player_id != player_id)
-
-
 def bot_gives_way(room: Room, seat: int, player_id: str | None) -> bool:
     """D19: at a rematch's table, a person may take a bot's seat (the bot only kept it)."""
     held = room.seats.get(seat)
     return (player_id is not None and room.previous is not None and held is not None
             and held.kind == "bot")
-
-
-def reserved_entry(reservation: Reservation, player_id: str | None) -> dict[str, Any]:
-    """A kept seat as the lobby shows it: whose it is, until when (nothing once expired)."""
-    if not live(reservation):
-        return {}
-    return {"kind": "reserved", "name": reservation.name, "until": reservation.until,
-            "for_you": player_id is not None and reservation.player_id == player_id}
 
 
 async def link_of(store: Store, table_id: str) -> Link | None:

@@ -11,7 +11,6 @@ loses nothing acknowledged, and no byte about the game is built anywhere else.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import random
@@ -20,22 +19,30 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
-from trusis.rules.actions import LEAVE, REPLACE, SAY, TIMEOUT, Action
+from trusis.rules.actions import LEAVE, REPLACE, SAY, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
 from trusis.rules.views import view
-from trusis.server import logs
+from trusis.server.answers import CommandAnswer
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
-from trusis.server.handover import hand_facts, hand_to_bot, handed_over
+from trusis.server.commits import Fence
 from trusis.server.options import TableOptions
+from trusis.server.peers import LocalPeers, Peers
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
-from trusis.server.rematch_db import Reservation, reserved_entry
-from trusis.server.seat import RoomStatus, Seat
+from trusis.server.records import rebuild_table
+from trusis.server.seat import (
+    Reservation,
+    RoomStatus,
+    Seat,
+    hand_facts,
+    handed_over,
+    reserved_entry,
+)
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
 
@@ -45,6 +52,12 @@ EVENTS_KEPT_FOR_CATCH_UP = 2000
 """A client further behind than this gets a fresh snapshot instead of the events."""
 ANSWERS_KEPT = 5000
 TABLE_COALESCE_SECONDS = 0.1  # joins and parts this close share one `table` message
+
+
+class Stoppable(Protocol):
+    """The room's timers (timers.py), as the room sees them: it only ever stops them."""
+
+    async def stop(self) -> None: ...
 
 
 @dataclass
@@ -67,7 +80,7 @@ class Room:
     clients: set[Client] = field(default_factory=set)
     away: dict[int, float] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    answers: OrderedDict[tuple[str, str], dict[str, Any]] = field(default_factory=OrderedDict)
+    answers: OrderedDict[tuple[str, str], CommandAnswer] = field(default_factory=OrderedDict)
     pending: dict[tuple[str, str], asyncio.Future[None]] = field(default_factory=dict)
     """Commands being applied, by (player, client id): a copy waits for their answer."""
     budgets: dict[str, Budget] = field(default_factory=dict)
@@ -80,20 +93,21 @@ class Room:
     previous: str | None = None  # the game this table is the rematch of: its bots give way
     reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
     wake: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-    # -- several processes (cluster/): one owns the game, the others follow it ----------
-    owned: bool = True
-    """This process applies, stores and times the game; otherwise it follows the owner."""
-    fence: tuple[str, int] | None = None  # (node, fencing number) every store is checked by
-    announce: Callable[[Room, dict[str, Any]], None] | None = None  # owner -> followers
-    on_lost: Callable[[Room], None] | None = None
-    on_clients: Callable[[Room], None] | None = None  # a follower's clients came or went
-    remote: dict[str, tuple[float, frozenset[int], int]] = field(default_factory=dict)
-    """Owner: each follower's connected seats and spectators, and until when they count."""
-    shared: tuple[frozenset[int], int] | None = None
-    """Follower: the connected seats and spectators of every process, as the owner says."""
-    advanced: asyncio.Event = field(default_factory=asyncio.Event)  # a follower moved on
+    """Set when the next timed moment may have changed (a deadline, an absence, a bot)."""
+    timers: Stoppable | None = None  # what runs by itself while this process writes the game
+    peers: Peers = field(default_factory=LocalPeers)
+    """The other processes that hold this table (peers.py): none, for a single process."""
     table_due: asyncio.TimerHandle | None = None  # a coalesced `table` message (table_soon)
+
+    @property
+    def owned(self) -> bool:
+        """This process applies, stores and times the game; otherwise it follows it."""
+        return self.peers.writes
+
+    @property
+    def fence(self) -> Fence:
+        """What every store of this process's writes is checked by (cluster/lease.py)."""
+        return self.peers.fence
 
     # -- lobby facts ----------------------------------------------------------
 
@@ -105,22 +119,15 @@ class Room:
 
     def connected(self, seat: int) -> bool:
         """Connected here, or (several processes) on any other process."""
-        if any(c.seat == seat for c in self.clients):
-            return True
-        if not self.owned:
-            return self.shared is not None and seat in self.shared[0]
-        return any(seat in seats for _, seats, _ in self.remote.values())
+        return any(c.seat == seat for c in self.clients) or self.peers.connected(seat)
 
     def spectators(self) -> int:
-        if not self.owned and self.shared is not None:
-            return self.shared[1]
-        here = sum(1 for c in self.clients if c.seat is None)
-        return here + sum(n for _, _, n in self.remote.values())
+        return self.peers.spectators(sum(1 for c in self.clients if c.seat is None))
 
     def info(self, player_id: str | None = None) -> dict[str, Any]:
         """The table as the lobby shows it to `player_id` (the invite for its host only)."""
         seats = []
-        taken_over = handed_over(self) if self.status == "finished" else set()
+        taken_over = handed_over(self.table) if self.status == "finished" else set()
         for number in range(1, self.options.seats + 1):
             held = self.seats.get(number)
             entry: dict[str, Any] = {"seat": number, "kind": None, "name": None}
@@ -129,7 +136,7 @@ class Room:
                 entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
                              you=mine and held.kind != "bot",
                              connected=held.kind == "bot" or self.connected(number))
-                entry.update(hand_facts(self, number, mine, taken_over))
+                entry.update(hand_facts(self.table, held, number, self.quit, mine, taken_over))
             elif number in self.reserved:
                 entry.update(reserved_entry(self.reserved[number], player_id))
             seats.append(entry)
@@ -160,8 +167,7 @@ class Room:
             self.away.pop(client.seat, None)
         client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
         self.table_soon()  # the others: one message for every join close together
-        if self.on_clients is not None:
-            self.on_clients(self)
+        self.peers.clients_changed()
 
     def part(self, client: Client) -> None:
         self.clients.discard(client)
@@ -169,8 +175,7 @@ class Room:
         if seat is not None:
             self.gone(seat)
         self.table_soon()
-        if self.on_clients is not None:
-            self.on_clients(self)
+        self.peers.clients_changed()
 
     def gone(self, seat: int) -> None:
         """A seat's last connection (anywhere) went: the grace clock starts (R52)."""
@@ -192,8 +197,7 @@ class Room:
     def broadcast_table(self) -> None:
         for client in list(self.clients):
             client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
-        if self.owned and self.announce is not None:
-            self.announce(self, {"k": "table"})  # followers show the same lobby facts
+        self.peers.table_changed()  # followers show the same lobby facts
 
     def clock(self) -> dict[str, Any]:
         return {"now": time.time(), "deadline": self.deadline}
@@ -322,10 +326,8 @@ class Room:
             if outcome.phase_changed and self.bots is not None and table.state.running:
                 self.bots.new_phase(now, self.phase_seconds())
             self.push()
-            if outcome.index is not None and self.announce is not None:
-                self.announce(self, {"k": "actions", "first": outcome.index,
-                                     "list": [[action.to_dict(), now]],
-                                     "deadline": self.deadline})
+            if outcome.index is not None:
+                self.peers.stored((outcome.index, ((action.to_dict(), now),), self.deadline))
             if outcome.accepted and action.do == LEAVE and player_id is not None:
                 self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
@@ -336,23 +338,14 @@ class Room:
     async def lose(self) -> None:
         """The lease is gone (under the lock): the stored table is the table — what this
         process applied or seated without storing never happened — and it now follows
-        the owner."""
-        from trusis.server.restore import refill  # the restore path, reused
-
-        self.owned = False
-        self.fence = None
+        the owner (its peers read the table back)."""
         self.bots = None
         self.away.clear()
-        self.remote.clear()
         self.claims.clear()  # the seats may change hands elsewhere now: no code survives (D18)
-        await refill(self)  # seats, status and game as stored
+        await self.peers.lost()
         self.wake.set()  # the room's clock stops: the owner's runs
-        if self.on_lost is not None:
-            self.on_lost(self)
 
     async def _rebuild(self) -> None:
-        from trusis.server.restore import rebuild_table  # the restore path, reused
-
         self.table = await rebuild_table(self.store, self.id)
         if self.bots is not None:
             self.bots.table = self.table
@@ -363,10 +356,10 @@ class Room:
         for code in [c for c, s in self.claims.items() if s == seat]:
             del self.claims[code]
 
-    def answer(self, player_id: str, client_id: str) -> dict[str, Any] | None:
+    def answer(self, player_id: str, client_id: str) -> CommandAnswer | None:
         return self.answers.get((player_id, client_id))
 
-    def remember(self, player_id: str, client_id: str, reply: dict[str, Any]) -> None:
+    def remember(self, player_id: str, client_id: str, reply: CommandAnswer) -> None:
         self.answers[(player_id, client_id)] = reply
         while len(self.answers) > ANSWERS_KEPT:
             self.answers.popitem(last=False)
@@ -385,62 +378,8 @@ class Room:
         """Whole seconds (at least 1) until a refused `action` would be allowed again."""
         return max(1, math.ceil(self.budget(player_id).retry_after(chat=action.do == SAY)))
 
-    # -- what runs by itself: timers, absent players, bots ---------------------
-
-    def start_running(self) -> None:
-        if self.task is None or self.task.done():
-            self.task = asyncio.create_task(self._run(), name=f"room {self.id}",
-                                            context=logs.game_context(self.id))
+    # -- what runs by itself (timers.py) ---------------------------------------
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
-
-    async def _run(self) -> None:
-        """The room's clock: the phase timer (R12), the grace of absent players (R52)
-        and the bots' thinking, each firing at its moment; one task per room."""
-        while self.table is not None and self.table.state.running and self.owned:
-            now = time.time()
-            moments = [m for m in (self.deadline, self._next_grace(),
-                                   self.bots.next_due() if self.bots else None)
-                       if m is not None]
-            delay = max(0.0, min(moments) - now) if moments else 30.0
-            self.wake.clear()
-            if delay > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.wake.wait(), delay)
-            try:
-                await self._due(time.time())
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("table %s: a timed step failed; retrying", self.id)
-                await asyncio.sleep(1.0)
-
-    def _next_grace(self) -> float | None:
-        if not self.away:
-            return None
-        return min(self.away.values()) + self.options.grace_seconds
-
-    async def _due(self, now: float) -> None:
-        table = self.table
-        assert table is not None
-        if self.deadline is not None and now >= self.deadline and table.state.running:
-            await self.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
-            return
-        for seat, since in list(self.away.items()):
-            if now >= since + self.options.grace_seconds:
-                del self.away[seat]
-                if not table.state.running:
-                    continue
-                if self.options.bots_take_over:
-                    await hand_to_bot(self, seat)
-                elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
-                    await self.submit(Action(LEAVE, seat))
-        if self.bots is not None:
-            for action in self.bots.step(time.time()):
-                await self.submit(action)
-                if not table.state.running:
-                    return
+        if self.timers is not None:
+            await self.timers.stop()

@@ -17,12 +17,13 @@ from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server import barred
 from trusis.server.errors import LobbyError
-from trusis.server.handover import departed, hand_to_bot, hand_to_person, returnable
+from trusis.server.handover import hand_to_bot, hand_to_person, returnable
 from trusis.server.names import refuse_lookalike, skeleton
-from trusis.server.rematch_db import bot_gives_way, held_for_another, release
+from trusis.server.rematch_db import bot_gives_way, release
 from trusis.server.room import Room
-from trusis.server.seat import Seat, SeatKind
+from trusis.server.seat import Seat, SeatKind, departed, held_for_another
 from trusis.server.store import Player, Store, new_id
+from trusis.server.timers import start_timers
 from trusis.table.table import Table
 
 
@@ -192,7 +193,7 @@ class Seating:
         for number, held in room.seats.items():
             if held.kind != "bot" and not room.connected(number):
                 room.away[number] = now
-        room.start_running()
+        start_timers(room)
 
     def _departed(self, room: Room, seat: int) -> None:
         """R53: only a seat that has *left* changes hands — left on purpose, or its grace
@@ -202,7 +203,7 @@ class Seating:
             raise LobbyError(409, "not_running", "the game is not running")
         if not 1 <= seat <= room.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-        if not departed(room, seat):
+        if not departed(room.table, seat):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
 
     async def _replace(self, room: Room, player: Player, seat: int, by: str,

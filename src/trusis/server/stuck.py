@@ -27,7 +27,7 @@ from trusis.server.cluster.lease import Leases
 from trusis.server.commits import Fence, LeaseLost
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
-from trusis.server.restore import record_of
+from trusis.server.records import record_of
 from trusis.server.room import Room
 from trusis.server.staff import roles_of
 from trusis.server.store import IntegrityError, Store, new_id

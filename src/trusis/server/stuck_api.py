@@ -2,7 +2,7 @@
 
 Admins only (the operator's role; staff.py): neither a host nor a player, nor a
 moderator, can end a game. The draw is played where the game is owned — this
-process, or the one a cluster gave it to (hub.py `_on_owner`) — so it reaches
+process, or the one a cluster gave it to (owner.py) — so it reaches
 every connected client at once, and the audit log keeps who did it and why.
 `trusis admin draw --server` calls this route (cli/draw.py).
 """
@@ -39,7 +39,7 @@ async def end_as_draw(request: Request, table_id: str,
         raise not_running(table_id, str(row["status"]))
     hub = deps.hub(request)
     room = await hub.room(table_id, me.id, row["invite"])  # a private table's too
-    count = int(await hub._on_owner("draw", room, me))  # the lobby's way to the owner
+    count = await hub.draw(room, me)  # the lobby's way to the game's writer
     await hub.reached(room, count)  # this process's copy has ended too
     await note(store, me.id, table_id, body.reason if body is not None else "")
     return Ended(table_id, count).as_json()

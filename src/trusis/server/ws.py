@@ -18,6 +18,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from trusis.server import logs
 from trusis.server.address import client_address
 from trusis.server.clients import Client
+from trusis.server.commands import numbered
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
 from trusis.server.handover import returnable
@@ -178,12 +179,8 @@ async def _act(hub: Hub, room: Room, client: Client, message: Act) -> None:
     """One command, one answer (commands.py), run by the game's owner — this process or
     another (cluster/node.py). The `ack` leaves once this connection has been sent the
     action's events: `seq` is its stream number after them."""
-    reply = dict(await hub.command(room, client.player_id, client.seat, message.id,
-                                   message.action, client.lang))
-    count = reply.pop("count", None)
-    if count is not None:
-        await hub.reached(room, count)
-    if reply["type"] == "ack" and "seq" not in reply:
-        reply["seq"] = client.seq
-        room.remember(client.player_id, message.id, {**reply, "count": count})
-    client.send(dumps(reply))
+    answer = await hub.command(room, client.player_id, client.seat, message.id,
+                               message.action, client.lang)
+    if answer.count is not None:
+        await hub.reached(room, answer.count)
+    client.send(numbered(room, client.player_id, answer, client.seq).frame())

@@ -25,10 +25,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import orjson
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
+
+from trusis.server.cluster.messages import Message, decode, encode
 
 log = logging.getLogger("trusis.server")
 
@@ -44,7 +45,7 @@ class Bus:
     """One process's connection to Redis: it publishes, and listens on its channels."""
 
     def __init__(self, url: str, own: str,
-                 on_message: Callable[[str, dict[str, Any]], None],
+                 on_message: Callable[[str, Message], None],
                  on_reconnect: Callable[[], Awaitable[None]]) -> None:
         self.redis: Redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=None,
                                            health_check_interval=5)
@@ -68,10 +69,11 @@ class Bus:
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
-    async def publish(self, name: str, data: dict[str, Any]) -> int:
-        """How many processes got it; -1 when Redis could not be reached."""
+    async def publish(self, name: str, message: Any) -> int:
+        """How many processes got `message` (messages.py); -1 when Redis could not be
+        reached."""
         try:
-            return int(await self.redis.publish(name, orjson.dumps(data)))
+            return int(await self.redis.publish(name, encode(message)))
         except (RedisError, OSError):
             self.dropped += 1
             return -1
@@ -112,8 +114,8 @@ class Bus:
                         continue
                     name = message["channel"]
                     try:
-                        data = orjson.loads(message["data"])
-                        self.on_message(name.decode() if isinstance(name, bytes) else name, data)
+                        self.on_message(name.decode() if isinstance(name, bytes) else name,
+                                        decode(message["data"]))
                     except Exception:
                         log.exception("redis: a message on %s could not be handled", name)
             except asyncio.CancelledError:

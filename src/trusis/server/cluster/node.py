@@ -24,17 +24,30 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from trusis.server.cluster.bus import Bus, channel
-from trusis.server.cluster.follow import apply_facts, facts, follow, follow_rows
-from trusis.server.cluster.forward import Forwarder
+from trusis.server.cluster.forward import Forwarder, Serve
 from trusis.server.cluster.lease import Leases
+from trusis.server.cluster.messages import (
+    Act,
+    Actions,
+    Lobby,
+    Message,
+    Presence,
+    Reply,
+    Revoked,
+    TableFacts,
+    encode,
+)
+from trusis.server.cluster.replica import Replica, apply_facts, follow, follow_rows
+from trusis.server.cluster.writer import Writer
 from trusis.server.errors import LobbyError
 from trusis.server.restore import load_room, refill, take_charge
 from trusis.server.room import Room
 from trusis.server.store import Store
+from trusis.server.timers import start_timers
 
 log = logging.getLogger("trusis.server")
 
@@ -59,8 +72,7 @@ class Node:
     `name` is its identity (`instance`), which its leases are held under."""
 
     def __init__(self, name: str, store: Store, redis_url: str, lease_seconds: float,
-                 rooms: dict[str, Room], adopt: Callable[[Room], None],
-                 serve: Callable[[Room, dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+                 rooms: dict[str, Room], adopt: Callable[[Room], None], serve: Serve) -> None:
         self.name = name
         self.store = store
         store.commits.lease_seconds = lease_seconds
@@ -76,7 +88,7 @@ class Node:
         self.loading: dict[str, asyncio.Task[Room]] = {}
         self.idle_since: dict[str, float] = {}
         self.renewed_at = 0.0
-        self.outbox: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self.outbox: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self.taken = 0
@@ -113,22 +125,16 @@ class Node:
     # -- owning ----------------------------------------------------------------
 
     def own(self, room: Room, fence: int) -> None:
-        room.owned = True
-        room.fence = (self.name, fence)
-        room.shared = None
-        room.announce = self._announce
-        room.on_lost = self._lost
-        room.on_clients = None
+        """This process writes `room` from now on, under fencing number `fence`."""
+        room.peers = Writer(room, (self.name, fence),
+                            lambda message: self.outbox.put_nowait((channel("t", room.id),
+                                                                    message)),
+                            self._lost)
         self._listen_as_owner(room.id)
 
     def _listen_as_owner(self, table_id: str) -> None:
         self.spawn(self.bus.subscribe(channel("o", table_id)))
         self.spawn(self.bus.unsubscribe(channel("t", table_id)))
-
-    def _announce(self, room: Room, message: dict[str, Any]) -> None:
-        if message["k"] == "table":
-            message = facts(room)
-        self.outbox.put_nowait((channel("t", room.id), message))
 
     async def _send(self) -> None:
         """Publish in the order announced (one connection, pipelined): followers then see
@@ -140,14 +146,17 @@ class Node:
             try:
                 async with self.bus.redis.pipeline(transaction=False) as pipe:
                     for name, message in batch:
-                        pipe.publish(name, _encode(message))
+                        pipe.publish(name, encode(message))
                     await pipe.execute()
             except Exception:
                 self.bus.dropped += len(batch)  # followers catch up from the store
 
-    def _lost(self, room: Room) -> None:
-        """The room found its lease gone when it stored: it follows from now on."""
+    async def _lost(self, room: Room) -> None:
+        """The room found its lease gone when it stored (under its lock): the stored
+        table is the table — what this process applied or seated without storing never
+        happened — and it follows the new writer from now on."""
         self._follow_hooks(room)
+        await refill(room)  # seats, status and game as stored
         self.spawn(self.bus.subscribe(channel("t", room.id)))
         self.spawn(self.bus.unsubscribe(channel("o", room.id)))
 
@@ -166,7 +175,6 @@ class Node:
             if not fresh:  # a follower's copy: the store may hold more than it has seen
                 await refill(room)
             self.own(room, fence)
-            room.remote.clear()
             take_charge(room)
             room.reseat()
             room.push()
@@ -174,16 +182,12 @@ class Node:
         log.warning("table %s: taken over (fencing number %d)", table_id, fence)
         room.broadcast_table()
         if room.status == "running":
-            room.start_running()
+            start_timers(room)
 
     # -- following -------------------------------------------------------------
 
     def _follow_hooks(self, room: Room) -> None:
-        room.owned = False
-        room.fence = None
-        room.announce = None
-        room.on_lost = None
-        room.on_clients = self._presence
+        room.peers = Replica(room, self._presence)
 
     async def open(self, table_id: str) -> Room:
         """A table that is not in memory here: followed, or owned from now on when nobody
@@ -232,9 +236,10 @@ class Node:
         """Until this copy holds `count` actions (the announcement is on its way; after a
         moment, the store is asked)."""
         for _ in range(3):
-            while room.table is not None and len(room.table.record.actions) < count:
+            while (room.table is not None and len(room.table.record.actions) < count
+                   and isinstance(replica := room.peers, Replica)):
                 try:
-                    await asyncio.wait_for(room.advanced.wait(), 0.5)
+                    await asyncio.wait_for(replica.advanced.wait(), 0.5)
                 except TimeoutError:
                     break
             if room.table is None or len(room.table.record.actions) >= count or room.owned:
@@ -245,9 +250,9 @@ class Node:
         """Tell the owner which seats are connected here (also when none is)."""
         seats = sorted({c.seat for c in room.clients if c.seat is not None})
         spectators = sum(1 for c in room.clients if c.seat is None)
-        self.outbox.put_nowait((channel("o", room.id), {
-            "k": "presence", "from": self.name, "seats": seats, "spectators": spectators,
-            "until": time.time() + self.tick * 6}))
+        self.outbox.put_nowait((channel("o", room.id), Presence(
+            sender=self.name, seats=tuple(seats), spectators=spectators,
+            until=time.time() + self.tick * 6)))
         if room.clients:
             self.idle_since.pop(room.id, None)
         else:
@@ -256,40 +261,47 @@ class Node:
     async def tell_revoked(self, revoked: dict[str, Any]) -> None:
         """Tokens revoked here (sessions.py): every other process closes their connections.
         Their requests already fail, since every process asks the database."""
-        await self.bus.publish(SESSIONS, {**revoked, "from": self.name})
+        await self.bus.publish(SESSIONS, Revoked(
+            sender=self.name, player=revoked["player"], family=revoked["family"],
+            keep=revoked["keep"], ban=bool(revoked.get("ban"))))
 
-    def _message(self, name: str, data: dict[str, Any]) -> None:
+    def _message(self, name: str, message: Message) -> None:
+        """One message heard on one of this process's channels (bus.py)."""
         kind, _, key = name.removeprefix("trusis:").partition(":")
-        if name == SESSIONS:
-            if data.get("from") != self.name and self.on_revoked is not None:
-                self.on_revoked(data)
+        if isinstance(message, Revoked):
+            if message.sender != self.name and self.on_revoked is not None:
+                self.on_revoked({"player": message.player, "family": message.family,
+                                 "keep": message.keep, "ban": message.ban})
             return
-        if kind == "r":
-            self.forward.heard(data)
+        if isinstance(message, Reply):
+            self.forward.heard(message)
             return
         room = self.rooms.get(key)
         if room is None:
             return
         if kind == "t" and not room.owned:
-            if data["k"] == "actions":
-                if not follow(room, int(data["first"]), data["list"], data["deadline"]):
+            if isinstance(message, Actions):
+                if not follow(room, message.first, message.entries, message.deadline):
                     self.spawn(self.catch_up(room))
-            elif data["k"] == "table" and apply_facts(room, data):
+            elif isinstance(message, TableFacts) and apply_facts(room, message):
                 self.spawn(self.catch_up(room))
         elif kind == "o" and room.owned:
-            if data["k"] == "presence":
-                self._heard_presence(room, data)
-            else:
-                self.spawn(self.forward.answer(room, data, self.serve))
+            if isinstance(message, Presence):
+                self._heard_presence(room, message)
+            elif isinstance(message, Act | Lobby):
+                self.spawn(self.forward.answer(room, message, self.serve))
 
-    def _heard_presence(self, room: Room, data: dict[str, Any]) -> None:
+    def _heard_presence(self, room: Room, message: Presence) -> None:
         """A follower's connected seats; the table is shown again only when they changed
         (followers repeat theirs at every beat, to keep them from expiring)."""
-        node = str(data["from"])
-        seats, spectators = frozenset(int(n) for n in data["seats"]), int(data["spectators"])
-        known = room.remote.get(node)
-        before = {s for _, held, _ in room.remote.values() for s in held}
-        room.remote[node] = (float(data["until"]), seats, spectators)
+        writer = room.peers
+        if not isinstance(writer, Writer):
+            return
+        node = message.sender
+        seats, spectators = frozenset(message.seats), message.spectators
+        known = writer.remote.get(node)
+        before = {s for _, held, _ in writer.remote.values() for s in held}
+        writer.remote[node] = (message.until, seats, spectators)
         if known is not None and (known[1], known[2]) == (seats, spectators):
             return
         for seat in seats:
@@ -339,10 +351,10 @@ class Node:
                 log.exception("table %s: could not be taken over", table_id)
         now = time.time()
         for room in list(self.rooms.values()):
-            if room.owned:
-                stale = [n for n, (until, _, _) in room.remote.items() if until < now]
+            if isinstance(writer := room.peers, Writer):
+                stale = [n for n, (until, _, _) in writer.remote.items() if until < now]
                 for node in stale:
-                    _, seats, _ = room.remote.pop(node)
+                    _, seats, _ = writer.remote.pop(node)
                     for seat in seats:
                         room.gone(seat)
             elif room.clients:
@@ -390,8 +402,3 @@ class Node:
                 "taken_over": self.taken, "redis_dropped": self.bus.dropped,
                 "lease_renewed_s_ago": round(time.monotonic() - self.renewed_at, 2)}
 
-
-def _encode(message: dict[str, Any]) -> bytes:
-    import orjson
-
-    return orjson.dumps(message)

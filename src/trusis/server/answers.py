@@ -1,0 +1,99 @@
+"""A command's answer as a value: what the client sees, apart from what only servers use.
+
+The client sees `ack` (`id`, and `seq` once its connection has been sent the action's
+events) or `refused` (`id`, `code`, `params`, `message`), exactly as docs/protocol.md
+shows them; `frame` is the one place those bytes are built. Two facts stay inside
+the servers: `count`, the record's length after the command (what a follower must
+hold before it answers), and `again`, set on an answer read back from the store
+after a restart (restore.py), whose stream number was never stored. An answer
+crosses processes (cluster/forward.py) as the dict `to_wire` makes and `from_wire`
+reads back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from trusis.server.protocol import dumps
+
+AnswerType = Literal["ack", "refused"]
+
+
+class BadAnswer(ValueError):
+    """A dict from another process that is not a command's answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandAnswer:
+    """The one answer to one command (`id`: the client's id for it)."""
+
+    type: AnswerType
+    id: str
+    code: str = ""
+    """`refused` only: the engine's (or the server's) refusal code."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    message: str = ""
+    seq: int | None = None
+    """`ack` only: the sender's stream number after the action's events; None until known."""
+    count: int | None = None
+    """Internal: the record's length after this command (None before the game)."""
+    again: bool = False
+    """Internal: read back from the store; its stream number is unknown."""
+
+    @classmethod
+    def ack(cls, client_id: str, count: int | None = None) -> CommandAnswer:
+        return cls("ack", client_id, count=count)
+
+    @classmethod
+    def refused(cls, client_id: str, code: str, params: Mapping[str, Any],
+                message: str) -> CommandAnswer:
+        return cls("refused", client_id, code, dict(params), message)
+
+    @classmethod
+    def read_back(cls, client_id: str) -> CommandAnswer:
+        """An `ack` stored before a restart: its copy is numbered afresh when sent."""
+        return cls("ack", client_id, again=True)
+
+    def counted(self, count: int | None) -> CommandAnswer:
+        return replace(self, count=count)
+
+    def copy(self) -> CommandAnswer:
+        """The answer a copy of the command gets: the same, except that one read back
+        from the store forgets the stream number it never had (its sender numbers it)."""
+        return replace(self, seq=None, again=False) if self.again else self
+
+    def with_seq(self, seq: int) -> CommandAnswer:
+        """This `ack` with its sender's stream number, once known."""
+        return replace(self, seq=seq)
+
+    def frame(self) -> bytes:
+        """The client's frame (docs/protocol.md, "Answers"): no internal field."""
+        if self.type == "ack":
+            body: dict[str, Any] = {"type": "ack", "id": self.id}
+            if self.seq is not None:
+                body["seq"] = self.seq
+            return dumps(body)
+        return dumps({"type": "refused", "id": self.id, "code": self.code,
+                      "params": dict(self.params), "message": self.message})
+
+    def to_wire(self) -> dict[str, Any]:
+        """The dict that carries this answer to another process (JSON-safe)."""
+        return {"type": self.type, "id": self.id, "code": self.code,
+                "params": dict(self.params), "message": self.message, "seq": self.seq,
+                "count": self.count, "again": self.again}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> CommandAnswer:
+        """Read `to_wire`'s dict back (other keys, such as the request's id, are ignored)."""
+        kind = data.get("type")
+        if kind != "ack" and kind != "refused":
+            raise BadAnswer(f"not a command's answer: type {kind!r}")
+        client_id, params = data.get("id"), data.get("params", {})
+        seq, count = data.get("seq"), data.get("count")
+        if not isinstance(client_id, str) or not isinstance(params, dict) or not all(
+                v is None or isinstance(v, int) for v in (seq, count)):
+            raise BadAnswer("a command's answer with malformed fields")
+        return cls(kind, client_id, str(data.get("code", "")), params,
+                   str(data.get("message", "")), seq, count, bool(data.get("again", False)))

@@ -1,0 +1,150 @@
+"""Every message between processes, as a typed value with one encoder and one decoder.
+
+Four channels carry them (bus.py): a game's owner channel (`o:<table>`: commands,
+lobby requests and presence, to the process that writes the game), its table
+channel (`t:<table>`: what the writer stored and the table's lobby facts, to the
+processes that follow it), each process's reply channel (`r:<node>`: answers) and
+the sessions channel (revoked tokens). `k` names the kind; a message that does not
+decode is logged and dropped by the bus, never half-read.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from trusis.server.protocol import ActionIn
+from trusis.server.requests import LobbyMethod
+from trusis.server.seat import RoomStatus, SeatKind
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Act(_Message):
+    """A seat's command, forwarded to the game's writer (`owner.CommandRequest`)."""
+
+    k: Literal["act"] = "act"
+    req: str = ""
+    sender: str = ""
+    player: str
+    seat: int | None
+    client: str
+    action: ActionIn
+    lang: str
+
+
+class Lobby(_Message):
+    """A lobby request (`requests.LobbyRequest`), forwarded to the game's writer."""
+
+    k: Literal["lobby"] = "lobby"
+    req: str = ""
+    sender: str = ""
+    method: LobbyMethod
+    player: tuple[str, str, str]  # id, name, kind
+    seat: int | None = None
+    kind: str = ""
+    by: str = ""
+    name: str = ""
+    code: str = ""
+
+
+class Presence(_Message):
+    """A follower's connected seats and spectators, counted until `until` (R52)."""
+
+    k: Literal["presence"] = "presence"
+    sender: str
+    seats: tuple[int, ...]
+    spectators: int
+    until: float
+
+
+class Actions(_Message):
+    """Actions the writer stored, from record index `first`, with their times."""
+
+    k: Literal["actions"] = "actions"
+    first: int
+    entries: tuple[tuple[dict[str, Any], float], ...]
+    deadline: float | None
+
+
+class SeatFact(_Message):
+    kind: SeatKind
+    name: str
+    player_id: str | None
+    bot_kind: str | None
+
+
+class KeptSeat(_Message):
+    """A seat a rematch keeps for its player (rematch_db.Reservation)."""
+
+    player_id: str
+    kind: SeatKind
+    name: str
+    until: float
+
+
+class TableFacts(_Message):
+    """The lobby facts of a table as its writer has them: what a follower shows."""
+
+    k: Literal["table"] = "table"
+    status: RoomStatus
+    deadline: float | None
+    seats: dict[int, SeatFact]
+    connected: tuple[int, ...]
+    spectators: int
+    former: tuple[str, ...]
+    rematch: str | None = None
+    reserved: dict[int, KeptSeat] = {}
+
+
+class Failure(_Message):
+    """A refusal (a `LobbyError`) or a failure, as the answer says it."""
+
+    status: int
+    code: str
+    params: dict[str, Any]
+    message: str
+
+
+class Reply(_Message):
+    """The writer's answer to a forwarded request (`req`). `not_owner`: it does not write
+    that game (any more): the request is tried again. `answer` is a command's, `result`
+    a lobby request's, with the table's facts after it."""
+
+    k: Literal["reply"] = "reply"
+    req: str
+    not_owner: bool = False
+    error: Failure | None = None
+    answer: dict[str, Any] | None = None
+    result: Any = None
+    table: TableFacts | None = None
+
+
+class Revoked(_Message):
+    """Tokens revoked on process `sender`: one sign-in's (`family`), or all of a player's
+    but `keep`'s, or all; `ban`: the player's seats go too (banning.py)."""
+
+    k: Literal["revoked"] = "revoked"
+    sender: str
+    player: str
+    family: str | None
+    keep: str | None
+    ban: bool = False
+
+
+Message = Annotated[Act | Lobby | Presence | Actions | TableFacts | Reply | Revoked,
+                    Field(discriminator="k")]
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+def encode(message: _Message) -> bytes:
+    return orjson.dumps(message.model_dump(mode="json"))
+
+
+def decode(data: bytes | str) -> Message:
+    """The message in `data`, or a pydantic `ValidationError` naming the field."""
+    return _MESSAGE.validate_json(data)

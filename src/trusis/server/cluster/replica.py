@@ -1,0 +1,145 @@
+"""A replica: this process's copy of a game another process writes.
+
+The writer announces what it stored (`Actions`, from a record index on) and the
+lobby facts of the table (`TableFacts`: status, seats, who is connected, the
+rematch). A replica applies the same recorded actions to its own `Table` — the
+engine is deterministic, so its views and streams are the writer's, byte for
+byte — and pushes them to its own clients through the same view code as the
+writer. A gap in the indexes means a message was missed: the store has every
+action (node.py reads them back). The replica tells the writer which seats are
+connected here, so that nobody's grace period (R52) starts while they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from trusis.rules.actions import Action
+from trusis.server.cluster.messages import TableFacts
+from trusis.server.commits import Fence
+from trusis.server.peers import Stored
+from trusis.server.rematch_news import tell_rematch
+from trusis.server.room import Room
+from trusis.server.seat import Reservation, Seat
+
+
+class Replica:
+    """Peers of a copy of a game another process writes."""
+
+    def __init__(self, room: Room, tell_presence: Callable[[Room], None]) -> None:
+        self.room = room
+        self._tell_presence = tell_presence
+        self.shared: tuple[frozenset[int], int] | None = None
+        """The connected seats and spectators of every process, as the writer says."""
+        self.advanced = asyncio.Event()
+        """Set (and replaced) each time this copy moves on (`reached` waits on it)."""
+
+    @property
+    def writes(self) -> bool:
+        return False
+
+    @property
+    def fence(self) -> Fence:
+        return None
+
+    def stored(self, stored: Stored) -> None:
+        raise AssertionError("a replica stores nothing")
+
+    def table_changed(self) -> None:
+        return None  # the writer tells the table's facts
+
+    def clients_changed(self) -> None:
+        self._tell_presence(self.room)
+
+    def connected(self, seat: int) -> bool:
+        return self.shared is not None and seat in self.shared[0]
+
+    def spectators(self, here: int) -> int:
+        return here if self.shared is None else self.shared[1]
+
+    def elsewhere(self) -> bool:
+        return self.shared is not None
+
+    async def lost(self) -> None:
+        raise AssertionError("a replica holds no lease")
+
+    def moved(self) -> None:
+        """This copy applied more of the record: wake whoever waits for it."""
+        moved, self.advanced = self.advanced, asyncio.Event()
+        moved.set()
+
+
+def apply_facts(room: Room, data: TableFacts) -> bool:
+    """Take the owner's lobby facts; True when the game must be read back from the
+    store (it started, or ended, and this copy has not seen it)."""
+    seats = {n: Seat(s.kind, s.name, s.player_id, s.bot_kind) for n, s in data.seats.items()}
+    replica = room.peers
+    assert isinstance(replica, Replica), "the writer's facts are for its replicas"
+    shared = (frozenset(data.connected), data.spectators)
+    before = (room.seats, replica.shared, room.status, room.deadline)
+    changed = seats != room.seats
+    room.seats = seats
+    replica.shared = shared
+    room.former = set(data.former)
+    stale = data.status != "open" and (room.table is None or (
+        data.status == "finished" and room.table.state.running))
+    if not stale:
+        room.status = data.status
+        room.deadline = data.deadline
+    if (room.seats, shared, room.status, room.deadline) != before:
+        room.broadcast_table()
+    if changed and not stale:
+        room.reseat()
+    _take_rematch(room, data)
+    return stale
+
+
+def _take_rematch(room: Room, data: TableFacts) -> None:
+    """The owner's rematch facts: the follower's own clients hear of a new rematch, and
+    see the seats the owner keeps (rematch.py)."""
+    reserved = {n: Reservation(r.player_id, r.kind, r.name, r.until)
+                for n, r in data.reserved.items()}
+    news = data.rematch is not None and data.rematch != room.rematch
+    if reserved == room.reserved and not news:
+        return
+    room.reserved = reserved
+    room.rematch = data.rematch
+    room.broadcast_table()
+    if news:
+        tell_rematch(room)
+
+
+def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], ...],
+           deadline: float | None) -> bool:
+    """Apply the owner's stored actions from index `first`; False when some before them
+    are missing here (the caller reads them from the store)."""
+    table = room.table
+    if table is None:
+        return False
+    have = len(table.record.actions)
+    if first > have:
+        return False
+    fresh = entries[have - first:]
+    if not fresh:
+        return True
+    for data, t in fresh:
+        table.submit(Action.from_dict(data, room.options.seats, "action"), t)
+    room.deadline = deadline if table.state.running else None
+    if not table.state.running:
+        room.status = "finished"
+    room.push()
+    if not table.state.running:
+        room.broadcast_table()
+    if isinstance(room.peers, Replica):
+        room.peers.moved()
+    return True
+
+
+def follow_rows(room: Room, rows: list[dict[str, Any]], deadline: float | None) -> None:
+    """Apply stored action rows (from `Store.action_rows_after`)."""
+    if rows:
+        follow(room, int(rows[0]["idx"]),
+               tuple((json.loads(r["data"]), float(r["t"])) for r in rows), deadline)

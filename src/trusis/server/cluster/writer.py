@@ -1,0 +1,74 @@
+"""The peers of a game's writer when several processes share the games.
+
+The process that holds a game's lease writes it: its stores carry the lease's
+fencing number, what it stores is announced on the game's channel (`Actions`),
+its lobby facts too (`TableFacts`), and it counts the seats and spectators
+connected on the other processes (their `Presence`) so that nobody's grace
+period (R52) starts while they are connected somewhere. The node (node.py) gives
+a room these peers when it takes the lease, and a replica's when it loses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from trusis.server.cluster.messages import Actions, KeptSeat, Message, SeatFact, TableFacts
+from trusis.server.commits import Fence
+from trusis.server.peers import Stored
+from trusis.server.room import Room
+
+
+def facts(room: Room) -> TableFacts:
+    """What a follower needs to show the table as the owner does."""
+    return TableFacts(
+        status=room.status, deadline=room.deadline,
+        seats={n: SeatFact(kind=s.kind, name=s.name, player_id=s.player_id,
+                           bot_kind=s.bot_kind) for n, s in room.seats.items()},
+        connected=tuple(n for n in range(1, room.options.seats + 1) if room.connected(n)),
+        spectators=room.spectators(), former=tuple(sorted(room.former)),
+        rematch=room.rematch,
+        reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
+                  for n, r in room.reserved.items()})
+
+
+class Writer:
+    """Peers of the game's writer: `fence` is (this process's identity, lease number)."""
+
+    def __init__(self, room: Room, fence: tuple[str, int],
+                 publish: Callable[[Message], None],
+                 lose: Callable[[Room], Awaitable[None]]) -> None:
+        self.room = room
+        self._fence = fence
+        self._publish = publish  # on the game's channel, in order (node.py)
+        self._lose = lose
+        self.remote: dict[str, tuple[float, frozenset[int], int]] = {}
+        """Each other process's connected seats and spectators, and until when they count."""
+
+    @property
+    def writes(self) -> bool:
+        return True
+
+    @property
+    def fence(self) -> Fence:
+        return self._fence
+
+    def stored(self, stored: Stored) -> None:
+        self._publish(Actions(first=stored[0], entries=stored[1], deadline=stored[2]))
+
+    def table_changed(self) -> None:
+        self._publish(facts(self.room))
+
+    def clients_changed(self) -> None:
+        return None  # the writer's own clients are counted where they are: here
+
+    def connected(self, seat: int) -> bool:
+        return any(seat in seats for _, seats, _ in self.remote.values())
+
+    def spectators(self, here: int) -> int:
+        return here + sum(n for _, _, n in self.remote.values())
+
+    def elsewhere(self) -> bool:
+        return bool(self.remote)
+
+    async def lost(self) -> None:
+        await self._lose(self.room)

@@ -1,0 +1,35 @@
+"""A stored game read back as a record (docs/record.md), and as a table to play on.
+
+Below the room and the restore path: the game's writer rebuilds its table from
+here after a failed write, the hub reads finished records, and nothing here knows
+of rooms.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from trusis.rules.actions import Action
+from trusis.server.options import TableOptions
+from trusis.server.store import Store
+from trusis.table.record import Record
+from trusis.table.table import Table
+
+
+def record_of(row: dict[str, Any], action_rows: list[dict[str, Any]]) -> Record:
+    """The stored game as a record (docs/record.md), times included."""
+    options = TableOptions.from_json(json.loads(row["options"]))
+    players = json.loads(row["players"])
+    actions = [Action.from_dict(json.loads(a["data"]), len(players), f"actions[{a['idx']}]")
+               for a in action_rows]
+    extra: dict[str, Any] = {"started_at": row["started_at"],
+                             "table": {"id": row["id"], "name": row["name"]}}
+    return Record(players, int(row["seed"]), options.custom, json.loads(row["deal"]), actions,
+                  extra, [a["t"] for a in action_rows])
+
+
+async def rebuild_table(store: Store, table_id: str) -> Table:
+    row = await store.table_row(table_id)
+    assert row is not None and row["players"] is not None
+    return Table.from_record(record_of(row, await store.action_rows(table_id)))

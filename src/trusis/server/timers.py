@@ -1,0 +1,99 @@
+"""What runs by itself at a table whose game this process writes.
+
+One task per game: the phase timer (R12), the grace period of absent players
+(R52: the seat leaves, or a bot takes it over, R53) and the bots' thinking, each
+firing at its moment and each going through the game's one writer
+(`Room.submit`), so a timed action is stored, delivered and counted exactly like
+a player's. The task stops when the game ends or this process stops writing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from trusis.rules.actions import LEAVE, TIMEOUT, Action
+from trusis.server import logs
+from trusis.server.handover import hand_to_bot
+from trusis.server.room import Room
+
+log = logging.getLogger("trusis.server")
+
+
+def start_timers(room: Room) -> None:
+    """Run `room`'s timers (again, after a restart or a takeover)."""
+    timers = room.timers
+    if not isinstance(timers, Timers):
+        timers = room.timers = Timers(room)
+    timers.start()
+
+
+class Timers:
+    """The timed moments of one game: its deadline, its absent seats, its bots."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._run(), name=f"room {self.room.id}",
+                                            context=logs.game_context(self.room.id))
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+
+    async def _run(self) -> None:
+        room = self.room
+        while room.table is not None and room.table.state.running and room.owned:
+            now = time.time()
+            moments = [m for m in (room.deadline, self.next_grace(),
+                                   room.bots.next_due() if room.bots else None)
+                       if m is not None]
+            delay = max(0.0, min(moments) - now) if moments else 30.0
+            room.wake.clear()
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(room.wake.wait(), delay)
+            try:
+                await self.due(time.time())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("table %s: a timed step failed; retrying", room.id)
+                await asyncio.sleep(1.0)
+
+    def next_grace(self) -> float | None:
+        away = self.room.away
+        if not away:
+            return None
+        return min(away.values()) + self.room.options.grace_seconds
+
+    async def due(self, now: float) -> None:
+        """Do what is due at `now`: a deadline passed fires once (its timeout ends the
+        phase, R12), a grace period over hands the seat on (R52), the bots act."""
+        room = self.room
+        table = room.table
+        assert table is not None
+        if room.deadline is not None and now >= room.deadline and table.state.running:
+            await room.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
+            return
+        for seat, since in list(room.away.items()):
+            if now >= since + room.options.grace_seconds:
+                del room.away[seat]
+                if not table.state.running:
+                    continue
+                if room.options.bots_take_over:
+                    await hand_to_bot(room, seat)
+                elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
+                    await room.submit(Action(LEAVE, seat))
+        if room.bots is not None:
+            for action in room.bots.step(time.time()):
+                await room.submit(action)
+                if not table.state.running:
+                    return
