@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from core_fakes import FakeClock, FlakyStore, act, connect, disconnect, fake_client, new_game
+from core_fakes import (
+    FakeClock,
+    FlakyStore,
+    act,
+    connect,
+    disconnect,
+    due,
+    fake_client,
+    new_game,
+)
 from trusis.rules.actions import LEAVE, REPLACE
 from trusis.server.errors import LobbyError
 from trusis.server.handover import returnable
@@ -88,10 +97,10 @@ async def test_a_seat_gone_past_its_grace_goes_to_a_bot_and_back_to_its_player(
         await hub.replace(room, game.host, 2, "bot", "heuristic")
     assert (not_left.value.status, not_left.value.code) == (409, "not_left")
     core_clock.advance(grace - 1)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
     assert room.table is not None and not room.table.state.left[2]
     core_clock.advance(1)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
     assert last_two(room) == [{"seat": 2, "do": LEAVE}, {"seat": 2, "do": REPLACE, "by": "bot"}]
     assert room.seats[2].kind == "bot" and room.seats[2].player_id == bob.id
     assert await seat_rows(core_store, room) == held(room)
@@ -115,8 +124,8 @@ async def test_without_bots_a_seat_gone_past_its_grace_leaves_and_passes_by_itse
     room = game.room
     disconnect(room, game.client(2))
     core_clock.advance(room.options.grace_seconds)
-    await room._due(core_clock.now)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
+    await due(room, core_clock.now)
     assert room.table is not None and room.table.state.left[2]
     leaves = [r for r in await core_store.action_rows(room.id) if '"leave"' in r["data"]]
     assert len(leaves) == 1 and leaves[0]["player_id"] is None
@@ -179,7 +188,7 @@ async def test_claim_codes_die_when_the_seat_goes_to_a_bot(
     if by == "grace":
         disconnect(room, game.client(2))
         core_clock.advance(room.options.grace_seconds)
-        await room._due(core_clock.now)
+        await due(room, core_clock.now)
     else:
         assert await hub.replace(room, game.host, 2, "bot", "heuristic") is None
     assert room.seats[2].kind == "bot" and room.claims == {}
@@ -218,8 +227,8 @@ async def test_two_claims_at_once_seat_one_person(
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("bots_take_over", [True, False])
-@pytest.mark.xfail(strict=True, reason="room.py `_due`: the seat is removed from `away` "
-                   "before its `leave` is submitted; when that write fails (the game is "
+@pytest.mark.xfail(strict=True, reason="timers.py `Timers.due`: the seat is removed from "
+                   "`away` before its `leave` is submitted; when that write fails (the game is "
                    "rebuilt, the error goes up to `_run`, which retries a second later) the "
                    "grace period is forgotten: the seat never leaves and no bot ever takes "
                    "it, though its player is gone")
@@ -234,10 +243,10 @@ async def test_a_failed_write_of_the_grace_leave_is_tried_again(
     core_clock.advance(room.options.grace_seconds)
     core_store.fail_next("error")
     with pytest.raises(RuntimeError):
-        await room._due(core_clock.now)
+        await due(room, core_clock.now)
     assert room.table is not None and not room.table.state.left[2]
     core_clock.advance(1)  # `_run` tries again a second later
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
     assert room.table.state.left[2]
 
 
@@ -257,7 +266,7 @@ async def test_after_a_restart_a_player_whose_seat_a_bot_took_gets_a_snapshot(
     seen = bob.seq
     disconnect(room, bob)
     core_clock.advance(room.options.grace_seconds)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
     assert room.seats[2].kind == "bot"
     for n in range(seen + 5):  # the spectators' stream grows past Bob's number
         await act(game.hub, room, game.client(1), f"s{n}", do="say", text=f"line {n}")
