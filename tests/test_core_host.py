@@ -154,11 +154,6 @@ async def test_a_failed_write_rebuilds_the_game_from_the_store_and_the_next_acti
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="room.py: `submit` moves `deadline` to the next "
-                   "phase's before the store is asked; when the store fails, `_rebuild` puts "
-                   "the table back in the old phase but leaves that deadline, so the phase "
-                   "whose timeout was not stored runs a whole next phase's length longer "
-                   "(and an ending action's failure leaves a running game with no deadline)")
 async def test_a_failed_timeout_write_leaves_the_phase_timer_due(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R12: the timer's `timeout` could not be stored; the game is rebuilt in Day 1 and
@@ -313,11 +308,6 @@ async def test_the_end_is_stored_once_with_its_winner_and_kept_in_the_history(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="room.py: `submit` sets `deadline` to None for the "
-                   "ending action before the store is asked; when that write fails, "
-                   "`_rebuild` puts the game back running but leaves no deadline: no timer "
-                   "ever ends the phase (timers.py `_run` then waits for people and bots "
-                   "alone)")
 async def test_a_failed_write_of_the_ending_action_leaves_the_game_timed(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R12: the action that would end the game could not be stored; rebuilt from the
