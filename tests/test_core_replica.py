@@ -232,12 +232,6 @@ async def test_a_follower_tells_a_player_who_left_on_purpose_what_the_owner_does
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="room.py `lose`: the stored seats are read back "
-                   "(`refill`) but the connections are not reseated, and `apply_facts` then "
-                   "sees no change of seats, so never reseats them either: a connection "
-                   "keeps the seat its player no longer holds and reads that seat's private "
-                   "events (here a whisper to the seat's new holder) on the process that "
-                   "lost the game")
 async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R53, D18, D31: while this process (A) still thought it owned the game, the new
@@ -262,6 +256,9 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
     with pytest.raises(LeaseLost):
         await act(game.hub, a, game.client(1), "a1", do=SAY, text="too late")
     assert a.seats[2].player_id == carl.id  # the stored seats
+    assert a.table is not None and bob.seat is None  # reseated at once: Bob watches
+    assert bob.of_type("snapshot")[-1]["view"] == a.table.snapshot(None)
+    assert game.client(1).seq == a.table.stream_length(1)  # caught up with the stored game
     ann_on_b = fake_client(game.people[1], 1)
     await connect(b, ann_on_b)
     quiet(b)

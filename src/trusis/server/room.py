@@ -347,6 +347,10 @@ class Room:
         self.away.clear()
         self.claims.clear()  # the seats may change hands elsewhere now: no code survives (D18)
         await self.peers.lost()
+        # R53, D18: the seats read back may have changed hands meanwhile; every client
+        # plays the seat its player holds now, and reads what it missed (as a takeover).
+        self.reseat()
+        self.push()
         self.wake.set()  # the room's clock stops: the owner's runs
 
     async def _rebuild(self) -> None:
