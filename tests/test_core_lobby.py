@@ -24,8 +24,8 @@ from trusis.rules.actions import LEAVE, REPLACE
 from trusis.server.errors import LobbyError
 from trusis.server.handover import returnable
 from trusis.server.restore import load_room
-from trusis.server.seat import departed
 from trusis.server.room import Room
+from trusis.server.seat import departed
 from trusis.server.store import Store
 
 
