@@ -273,11 +273,6 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="cluster/node.py `catch_up` (and replica.py "
-                   "`follow_rows`) read only the missing actions back, never the seats: a "
-                   "follower that missed a hand-over's messages applies the `replace` but "
-                   "keeps the old seats, and its connection of the seat's former player "
-                   "reads the seat's private events (a whisper to its new holder)")
 async def test_a_follower_that_missed_a_hand_over_catches_up_the_seats_too(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R53, D18: the bus lost the messages of a claim (Carl takes Bob's departed seat);

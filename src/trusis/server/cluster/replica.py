@@ -112,6 +112,17 @@ def _take_rematch(room: Room, data: TableFacts) -> None:
         tell_rematch(room)
 
 
+def follow_seats(room: Room, seats: dict[int, Seat]) -> None:
+    """The stored seats, read back with the actions a follower missed (R53, D18): when a
+    hand-over's messages were lost, its connections change seats here too — before the
+    missed actions reach them, so that none reads a seat its player no longer holds."""
+    if seats == room.seats:
+        return
+    room.seats = seats
+    room.reseat()
+    room.broadcast_table()
+
+
 def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], ...],
            deadline: float | None) -> bool:
     """Apply the owner's stored actions from index `first`; False when some before them
