@@ -197,7 +197,7 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
     assert await bus.deliver(follower) == 0
     quiet(follower)
     assert follower.seats == owner.seats and follower.former == owner.former
-    for player_id in (game.host.id, None):  # Bob's own: the xfail test below
+    for player_id in (game.host.id, game.people[2].id, None):
         assert lobby(follower, player_id) == lobby(owner, player_id)
     for seat in SEATS:
         assert view_bytes(follower.table, seat) == view_bytes(owner.table, seat)
@@ -207,12 +207,6 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="cluster/replica.py: a follower's `quit` (the seats "
-                   "left on purpose, D31) is read once from the store and never follows: "
-                   "neither `follow` (the `leave` action) nor the lobby facts carry it, so a "
-                   "player connected to a follower is told `yours_away: grace` (opening the "
-                   "table gives it back) for a seat they left on purpose, where the owner "
-                   "says `left` (only the host's link does, D31)")
 async def test_a_follower_tells_a_player_who_left_on_purpose_what_the_owner_does(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """D31, cluster/replica.py: after Bob's own `leave`, the lobby's table says the same to

@@ -79,17 +79,18 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     replica = room.peers
     assert isinstance(replica, Replica), "the writer's facts are for its replicas"
     shared = (frozenset(data.connected), data.spectators)
-    before = (room.seats, replica.shared, room.status, room.deadline)
+    before = (room.seats, replica.shared, room.status, room.deadline, room.quit)
     changed = seats != room.seats
     room.seats = seats
     replica.shared = shared
     room.former = set(data.former)
+    room.quit = set(data.quit)  # D31: `yours_away` says "left" here as on the owner
     stale = data.status != "open" and (room.table is None or (
         data.status == "finished" and room.table.state.running))
     if not stale:
         room.status = data.status
         room.deadline = data.deadline
-    if (room.seats, shared, room.status, room.deadline) != before:
+    if (room.seats, shared, room.status, room.deadline, room.quit) != before:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()
