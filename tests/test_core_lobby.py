@@ -248,11 +248,6 @@ async def test_a_failed_write_of_the_grace_leave_is_tried_again(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="restore.py `refill` never rebuilds `Room.former` "
-                   "(the players whose seat a bot took: seats of kind bot with a player id), "
-                   "so after a restart such a player coming back to watch is caught up by "
-                   "their old seat's stream number read as the spectators' one (wrong events), "
-                   "where the live room sends them a fresh snapshot (room.py `catch_up`)")
 async def test_after_a_restart_a_player_whose_seat_a_bot_took_gets_a_snapshot(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R53, D29: Bob's seat went to a bot (his grace ended); his stream number counted in

@@ -20,7 +20,7 @@ from trusis.server.peers import LocalPeers
 from trusis.server.records import record_of
 from trusis.server.rematch_db import refill_rematch
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, taken_over_from
 from trusis.server.store import Store
 from trusis.table.table import Table
 
@@ -53,6 +53,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.seats = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"],
                                      held["bot_kind"])
                   for held in await store.seat_rows(row["id"])}
+    room.former = taken_over_from(room.seats)  # they watch: a snapshot, not their seat's seq
     await refill_rematch(room)
     if row["players"] is None:
         return
