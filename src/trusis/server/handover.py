@@ -60,7 +60,7 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
     assert table is not None
     if not departed(room.table, seat):
         return False
-    outcome = await room.submit(Action(REPLACE, seat, by=name))
+    outcome = await room.submit(Action(REPLACE, seat, by=name), player_id)  # its taker's
     if not outcome.accepted:
         return False
     room.drop_claims(seat)

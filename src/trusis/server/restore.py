@@ -14,6 +14,7 @@ import secrets
 import time
 from typing import Any
 
+from trusis.bots.registry import DEFAULT_BOT
 from trusis.server.answers import CommandAnswer
 from trusis.server.options import TableOptions
 from trusis.server.peers import LocalPeers
@@ -60,6 +61,12 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     action_rows = await store.action_rows(row["id"])
     room.table = Table.from_record(record_of(row, action_rows))
     room.quit = left_on_purpose(action_rows)
+    stored, room.seats = room.seats, after_handovers(room.seats, room.table, action_rows)
+    if room.owned:  # the rows catch up with the record
+        for number, seat in room.seats.items():
+            if stored.get(number) != seat:
+                await store.set_seat(room.id, number, seat.kind, seat.name, seat.player_id,
+                                     seat.bot_kind, room.fence)
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
             room.remember(a["player_id"], a["client_id"], CommandAnswer.read_back(a["client_id"]))
@@ -71,6 +78,26 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
             room.deadline = time.time() + room.phase_seconds()
     log.info("table %s: read back at %s with %d actions", row["id"], room.phase_key(),
              len(action_rows))
+
+
+def after_handovers(seats: dict[int, Seat], table: Table,
+                    action_rows: list[dict[str, Any]]) -> dict[int, Seat]:
+    """The seats as the record's hand-overs (R53) leave them. A hand-over stores its
+    `replace` first and the seat's row just after: a crash between the two leaves the row
+    behind the record, and the record is the truth — the engine plays the seat as its last
+    `replace` says. So a seat the engine gives a bot is a bot's (still its player's, D29),
+    and a seat a person took is the person's whose `replace` it was (stored with their id)."""
+    held = dict(seats)
+    taker = {int(data["seat"]): a["player_id"] for a in action_rows
+             if (data := json.loads(a["data"])).get("do") == "replace"
+             and data.get("by") not in (None, "bot") and a["player_id"]}
+    for number, seat in seats.items():
+        if table.state.bots[number] and seat.kind != "bot":
+            held[number] = Seat("bot", f"{seat.name} (bot)", seat.player_id, DEFAULT_BOT)
+        elif (not table.state.bots[number] and number in taker
+              and (seat.kind == "bot" or seat.player_id != taker[number])):
+            held[number] = Seat("person", table.state.names[number], taker[number])
+    return held
 
 
 def left_on_purpose(action_rows: list[dict[str, Any]]) -> set[int]:
