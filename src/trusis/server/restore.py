@@ -54,7 +54,6 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.seats = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"],
                                      held["bot_kind"])
                   for held in await store.seat_rows(row["id"])}
-    room.former = taken_over_from(room.seats)  # they watch: a snapshot, not their seat's seq
     await refill_rematch(room)
     if row["players"] is None:
         return
@@ -62,6 +61,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.table = Table.from_record(record_of(row, action_rows))
     room.quit = left_on_purpose(action_rows)
     stored, room.seats = room.seats, after_handovers(room.seats, room.table, action_rows)
+    room.former = taken_over_from(room.seats)  # they watch: a snapshot, not their seat's seq
     if room.owned:  # the rows catch up with the record
         for number, seat in room.seats.items():
             if stored.get(number) != seat:
