@@ -6,7 +6,7 @@ step by step — the way boardgame.io tests its Master — with no process, sock
 sleep: a real `Store` on a SQLite file (migrated once per session, copied per
 test), `Client`s whose `send` keeps every frame decoded, and `FakeClock`.
 
-The clock seam: room.py, handover.py, seating.py and restore.py read `time.time()`
+The clock seam: room.py, handover.py, seating.py, restore.py and timers.py read `time.time()`
 through their module's `time` name; `install_clock` points that name (in those
 modules only) at a `FakeClock`, so no source change is needed. Nothing else of
 `time` changes (asyncio, the store's own stamps and perf counters keep the real one).
@@ -22,7 +22,7 @@ import time as real_time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any, Literal, cast
 
 import orjson
@@ -32,18 +32,26 @@ from starlette.websockets import WebSocket
 
 from trusis.rules.actions import Action
 from trusis.rules.views import view
-from trusis.server import handover, restore, seating
+from trusis.server import handover, restore, seating, timers
 from trusis.server import room as room_module
 from trusis.server.clients import Client, Events
+from trusis.server.cluster.messages import Message
+from trusis.server.cluster.node import Node
+from trusis.server.cluster.replica import Replica
+from trusis.server.cluster.writer import Writer
+from trusis.server.commits import Fence
 from trusis.server.hub import Hub
 from trusis.server.options import TableOptions
 from trusis.server.protocol import Act, dumps, parse
+from trusis.server.records import rebuild_table
+from trusis.server.restore import load_room
 from trusis.server.room import Room
 from trusis.server.store import LeaseLost, Player, Store
+from trusis.server.timers import Timers
 from trusis.server.ws import _act
 from trusis.table.table import Table
 
-CLOCKED: tuple[ModuleType, ...] = (room_module, handover, seating, restore)
+CLOCKED: tuple[ModuleType, ...] = (room_module, handover, seating, restore, timers)
 """The core modules whose `time.time()` the fake clock replaces."""
 
 START = 1_800_000_000.0  # the fake clock's first reading: any fixed moment will do
@@ -151,7 +159,62 @@ async def stored_actions(store: Store, table_id: str) -> list[dict[str, Any]]:
 
 
 async def stored_table(store: Store, table_id: str) -> Table:
-    return await restore.rebuild_table(store, table_id)
+    return await rebuild_table(store, table_id)
+
+
+# -- the timers and the other processes ------------------------------------------------------
+
+
+async def due(room: Room, now: float) -> None:
+    """One timed step of `room` at `now` (timers.py `Timers.due`, as its task runs it)."""
+    await Timers(room).due(now)
+
+
+async def _nothing(*_args: Any) -> None:
+    return None
+
+
+async def follow_after_loss(room: Room) -> None:
+    """cluster/node.py `Node._lost` itself, run without a node: the room follows the
+    stored game (a `Replica`'s peers, the table read back); no bus to (un)subscribe."""
+    stand_in = SimpleNamespace(_presence=lambda _room: None, spawn=lambda work: work.close(),
+                               bus=SimpleNamespace(subscribe=_nothing, unsubscribe=_nothing))
+    stand_in._follow_hooks = lambda r: Node._follow_hooks(cast(Node, stand_in), r)
+    await Node._lost(cast(Node, stand_in), room)
+
+
+async def node_catch_up(room: Room) -> None:
+    """cluster/node.py `Node.catch_up` itself, run without a node (it needs its store)."""
+    await Node.catch_up(cast(Node, SimpleNamespace(store=room.store)), room)
+
+
+class UnfencedWriter(Writer):
+    """cluster/writer.py's peers of a game's writer, storing with no fence: the SQLite
+    store keeps no leases (a lost lease is FlakyStore's `lease_lost`)."""
+
+    @property
+    def fence(self) -> Fence:
+        return None
+
+
+def make_writer(room: Room, publish: Callable[[Message], None],
+                fenced: bool = False) -> Writer:
+    """Give `room` a writer's peers (as node.py `Node.own` does): what it stores and its
+    lobby facts go to `publish`; a lost lease makes it follow (`follow_after_loss`).
+    `fenced`: a real fencing number (only for a room that stores no lobby write after)."""
+    kind = Writer if fenced else UnfencedWriter
+    writer = kind(room, ("n#1", 1), publish, follow_after_loss)
+    room.peers = writer
+    return writer
+
+
+async def load_follower(store: Store, table_id: str) -> Room:
+    """Another process's copy of a stored table, following its writer (node.py `_load`)."""
+    row = await store.table_row(table_id)
+    assert row is not None
+    room = await load_room(store, row, 1.0, owner=False)
+    room.peers = Replica(room, lambda _room: None)
+    return room
 
 
 # -- the transport -----------------------------------------------------------------------
@@ -292,7 +355,7 @@ async def new_game(store: FlakyStore, clock: FakeClock, names: tuple[str, ...] =
     """A table of `seats`: the people of `names` in the first seats (the first one hosts),
     bots in the rest, a spectator; everyone of `connected` (default: every person) and the
     spectator connected in the lobby; started unless `start` is False. The room's own
-    clock task is stopped: the test runs each timed step (`Room._due`) itself."""
+    clock task is stopped: the test runs each timed step (`due`) itself."""
     wire = Wire()
     store.on_stored = wire.stored
     hub = Hub(store)

@@ -16,7 +16,9 @@ from core_fakes import (
     act,
     connect,
     disconnect,
+    due,
     fake_client,
+    make_writer,
     new_game,
     stored_actions,
     stored_table,
@@ -25,6 +27,8 @@ from core_fakes import (
 )
 from trusis.rules.actions import PASS, SAY, TIMEOUT, Action
 from trusis.server import schema
+from trusis.server.cluster.messages import Message
+from trusis.server.cluster.replica import Replica
 from trusis.server.restore import load_room
 from trusis.server.store import LeaseLost
 
@@ -89,8 +93,8 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
     assert (await act(game.hub, room, game.client(2), "b1", do="leave"))["type"] == "ack"
     code = await game.hub.replace(room, game.host, 2, "person", "")
     assert code is not None and room.claims == {code: 2}
-    lost: list[str] = []
-    room.on_lost = lambda r: lost.append(r.id)
+    told: list[Message] = []
+    make_writer(room, told.append, fenced=True)
     index = len(game.table.record.actions)
     core_clock.advance(5)
     await core_store.real_append(room.id, index, {"seat": 1, "do": SAY, "text": "the new owner"},
@@ -100,7 +104,7 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
     core_store.fail_next("lease_lost")
     with pytest.raises(LeaseLost):
         await game.submit(Action(SAY, 1, text="never stored"), ann, "c2")
-    assert lost == [room.id]
+    assert isinstance(room.peers, Replica) and told == []
     assert (room.owned, room.fence, room.bots, room.claims, room.away) == \
         (False, None, None, {}, {})
     stored = await stored_table(core_store, room.id)
@@ -150,11 +154,6 @@ async def test_a_failed_write_rebuilds_the_game_from_the_store_and_the_next_acti
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="room.py: `submit` moves `deadline` to the next "
-                   "phase's before the store is asked; when the store fails, `_rebuild` puts "
-                   "the table back in the old phase but leaves that deadline, so the phase "
-                   "whose timeout was not stored runs a whole next phase's length longer "
-                   "(and an ending action's failure leaves a running game with no deadline)")
 async def test_a_failed_timeout_write_leaves_the_phase_timer_due(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R12: the timer's `timeout` could not be stored; the game is rebuilt in Day 1 and
@@ -165,9 +164,9 @@ async def test_a_failed_timeout_write_leaves_the_phase_timer_due(
     core_clock.set(room.deadline + 1)
     core_store.fail_next("error")
     with pytest.raises(RuntimeError):
-        await room._due(core_clock.now)
+        await due(room, core_clock.now)
     assert (game.table.state.kind, game.table.state.number) == ("day", 1)
-    await room._due(core_clock.now)  # what `_run` does a second later
+    await due(room, core_clock.now)  # what timers.py `_run` does a second later
     assert [a.do for a in game.table.record.actions].count(TIMEOUT) == 1
 
 
@@ -184,7 +183,7 @@ async def test_a_command_made_in_an_ended_phase_is_refused_as_stale_and_not_kept
     assert ok["type"] == "ack"
     assert room.deadline is not None
     core_clock.set(room.deadline + 1)
-    await room._due(core_clock.now)  # R12: the day's timer ends Day 1
+    await due(room, core_clock.now)  # R12: the day's timer ends Day 1
     assert game.table.state.kind == "night"
     count = len(game.table.record.actions)
     rows = len(await core_store.action_rows(room.id))
@@ -208,8 +207,8 @@ async def test_the_phase_timer_fires_once(core_store: FlakyStore,
     room = game.room
     assert room.deadline is not None
     core_clock.set(room.deadline + 1)
-    await room._due(core_clock.now)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
+    await due(room, core_clock.now)
     assert [a.do for a in game.table.record.actions].count(TIMEOUT) == 1
     assert (game.table.state.kind, game.table.state.number) == ("night", 1)
     assert room.deadline == core_clock.now + room.options.night_seconds
@@ -231,8 +230,8 @@ async def test_a_deadline_passed_while_down_fires_once_after_the_game_is_read_ba
     assert row is not None
     room = await load_room(core_store, row, 1.0)
     assert room.deadline == deadline and room.owned
-    await room._due(core_clock.now)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
+    await due(room, core_clock.now)
     assert room.table is not None
     assert [a.do for a in room.table.record.actions].count(TIMEOUT) == 1
     assert room.deadline == core_clock.now + room.options.night_seconds
@@ -274,7 +273,7 @@ async def play_to_the_end(game: Game) -> None:
         if not game.table.state.running:
             return
         game.clock.advance(30)
-        await room._due(game.clock.now)
+        await due(room, game.clock.now)
         if step % 2 == 0 and game.table.state.kind == "day":
             for seat in (1, 2):
                 if game.table.state.alive[seat] and not game.table.state.passed[seat]:
@@ -298,7 +297,7 @@ async def test_the_end_is_stored_once_with_its_winner_and_kept_in_the_history(
         ("finished", game.table.state.winner, None)
     count = len(game.table.record.actions)
     core_clock.advance(3600)
-    await room._due(core_clock.now)
+    await due(room, core_clock.now)
     assert len(game.table.record.actions) == count
     async with core_store.engine.connect() as conn:
         kept = (await conn.execute(select(schema.game_players.c.seat)
@@ -309,10 +308,6 @@ async def test_the_end_is_stored_once_with_its_winner_and_kept_in_the_history(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="room.py: `submit` sets `deadline` to None for the "
-                   "ending action before the store is asked; when that write fails, "
-                   "`_rebuild` puts the game back running but leaves no deadline: no timer "
-                   "ever ends the phase (`_run` then waits for people and bots alone)")
 async def test_a_failed_write_of_the_ending_action_leaves_the_game_timed(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R12: the action that would end the game could not be stored; rebuilt from the

@@ -1,15 +1,14 @@
-"""A follower's copy of a game, in-process (server/cluster/follow.py): a second `Room`
+"""A follower's copy of a game, in-process (server/cluster/replica.py): a second `Room`
 for the same stored table applies the actions its owner announces, notices a gap,
 catches up from the stored rows, and shows every seat the same bytes as the owner.
-With the fakes of tests/core_fakes.py; the bus between the two is a list."""
+With the fakes of tests/core_fakes.py; the bus between the two is a list of the typed
+messages (cluster/messages.py) the owner's `Writer` peers publish."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import pytest
-from trusis.server.cluster.follow import apply_facts, facts, follow, follow_rows
 
 from core_fakes import (
     FakeClient,
@@ -18,14 +17,19 @@ from core_fakes import (
     Game,
     act,
     connect,
+    due,
     fake_client,
+    load_follower,
+    make_writer,
     new_game,
+    node_catch_up,
     quiet,
     view_bytes,
     view_json,
 )
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
-from trusis.server.cluster.node import Node
+from trusis.server.cluster.messages import Actions, Message, TableFacts
+from trusis.server.cluster.replica import apply_facts, follow, follow_rows
 from trusis.server.hub import Hub
 from trusis.server.restore import load_room
 from trusis.server.room import Room
@@ -43,7 +47,7 @@ async def play_a_while(game: Game, steps: int) -> None:
         if room.table is None or not room.table.state.running:
             return
         clock.advance(25)
-        await room._due(clock.now)
+        await due(room, clock.now)
         if step % 3 == 0 and room.table.state.kind == "day":  # R12: the timer ends nights
             for seat in (1, 2):
                 await act(hub, room, game.client(seat), f"p{step}.{seat}", do=PASS)
@@ -52,7 +56,7 @@ async def play_a_while(game: Game, steps: int) -> None:
 @pytest.mark.asyncio
 async def test_a_follower_applies_announced_actions_catches_up_a_gap_and_matches_the_owner(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
-    """cluster/follow.py: the owner announces each stored action; a follower applies
+    """cluster/replica.py: the owner announces each stored action; a follower applies
     them to its own table; one announcement lost makes the next one a gap (`follow` is
     False and applies nothing); the stored rows fill it; announcements it already has
     change nothing. Then every seat's view and stream is the owner's, byte for byte,
@@ -60,11 +64,9 @@ async def test_a_follower_applies_announced_actions_catches_up_a_gap_and_matches
     command itself (it forwards: `LeaseLost`)."""
     game = await new_game(core_store, core_clock)
     owner = game.room
-    announced: list[dict[str, Any]] = []
-    owner.announce = lambda _room, message: announced.append(message)
-    row = await core_store.table_row(owner.id)
-    assert row is not None
-    follower = await load_room(core_store, row, 1.0, owner=False)
+    announced: list[Message] = []
+    make_writer(owner, announced.append)
+    follower = await load_follower(core_store, owner.id)
     mirrors: dict[int | None, FakeClient] = {}
     for seat in (1, 2, None):
         player = game.people.get(seat) if seat is not None else None
@@ -72,22 +74,22 @@ async def test_a_follower_applies_announced_actions_catches_up_a_gap_and_matches
         await connect(follower, mirrors[seat])
     await play_a_while(game, 16)
     assert owner.table is not None and follower.table is not None
-    actions = [m for m in announced if m["k"] == "actions"]
+    actions = [m for m in announced if isinstance(m, Actions)]
     assert len(actions) >= 10
-    assert sum(len(m["list"]) for m in actions) == len(owner.table.record.actions) - \
+    assert sum(len(m.entries) for m in actions) == len(owner.table.record.actions) - \
         len(follower.table.record.actions)
     lost = len(actions) // 2
     for message in actions[:lost]:
-        assert follow(follower, message["first"], message["list"], message["deadline"])
+        assert follow(follower, message.first, message.entries, message.deadline)
     have = len(follower.table.record.actions)
     gap = actions[lost + 1]
-    assert not follow(follower, gap["first"], gap["list"], gap["deadline"])
+    assert not follow(follower, gap.first, gap.entries, gap.deadline)
     assert len(follower.table.record.actions) == have
     stored = await core_store.table_row(owner.id)
     assert stored is not None
     follow_rows(follower, await core_store.action_rows_after(owner.id, have), stored["deadline"])
     for message in actions[lost:]:  # late or repeated announcements: nothing twice
-        assert follow(follower, message["first"], message["list"], message["deadline"])
+        assert follow(follower, message.first, message.entries, message.deadline)
     assert follower.table.record.actions == owner.table.record.actions
     assert follower.table.record.times == owner.table.record.times
     assert (follower.deadline, follower.status) == (owner.deadline, owner.status)
@@ -113,6 +115,7 @@ async def test_a_follower_that_takes_over_reads_the_stored_game(
     game = await new_game(core_store, core_clock)
     await play_a_while(game, 3)
     owner: Room = game.room
+    make_writer(owner, lambda _message: None, fenced=True)
     core_store.fail_next("lease_lost")
     with pytest.raises(LeaseLost):
         await owner.submit(Action(SAY, 1, text="lost"), game.people[1].id, "x1")
@@ -127,35 +130,32 @@ async def test_a_follower_that_takes_over_reads_the_stored_game(
 
 
 class Bus:
-    """The owner's announcements, as cluster/node.py publishes them (a `table` message
-    carries the lobby facts at the moment it is announced), delivered to a follower as
-    node.py's listener does, with node.py's catch-up from the store."""
+    """The owner's announcements, as its `Writer` peers publish them (cluster/writer.py:
+    a `TableFacts` carries the lobby facts at the moment it is announced), delivered to a
+    follower as node.py's listener does, with node.py's catch-up from the store."""
 
     def __init__(self, owner: Room) -> None:
-        self.messages: list[dict[str, Any]] = []
-        owner.announce = self.announce
+        self.messages: list[Message] = []
+        make_writer(owner, self.publish)
 
-    def announce(self, room: Room, message: dict[str, Any]) -> None:
-        self.messages.append(facts(room) if message["k"] == "table" else message)
+    def publish(self, message: Message) -> None:
+        self.messages.append(message)
 
     async def deliver(self, follower: Room) -> int:
         """Every message so far, in order; how many needed the store."""
         caught = 0
         messages, self.messages = self.messages, []
-        for data in messages:
-            if data["k"] == "actions":
-                behind = not follow(follower, int(data["first"]), data["list"], data["deadline"])
+        for message in messages:
+            if isinstance(message, Actions):
+                behind = not follow(follower, message.first, message.entries,
+                                    message.deadline)
             else:
-                behind = apply_facts(follower, data)
+                assert isinstance(message, TableFacts)
+                behind = apply_facts(follower, message)
             if behind:
                 caught += 1
-                await catch_up(follower)
+                await node_catch_up(follower)
         return caught
-
-
-async def catch_up(room: Room) -> None:
-    """cluster/node.py `Node.catch_up` itself, run without a node (it needs its store)."""
-    await Node.catch_up(cast(Node, SimpleNamespace(store=room.store)), room)
 
 
 def lobby(room: Room, player_id: str | None) -> dict[str, Any]:
@@ -169,7 +169,7 @@ def lobby(room: Room, player_id: str | None) -> dict[str, Any]:
 @pytest.mark.asyncio
 async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
-    """cluster/follow.py `apply_facts`: a follower that holds the open table learns of
+    """cluster/replica.py `apply_facts`: a follower that holds the open table learns of
     the start from the lobby facts (stale: it reads the game from the store, and its
     clients get their seats' first views), then follows the game and the grace period's
     host's hand-over of a departed seat to a bot (R53): its seats, lobby and views are
@@ -177,9 +177,7 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
     game = await new_game(core_store, core_clock, start=False)
     owner = game.room
     bus = Bus(owner)
-    row = await core_store.table_row(owner.id)
-    assert row is not None
-    follower = await load_room(core_store, row, 1.0, owner=False)
+    follower = await load_follower(core_store, owner.id)
     assert follower.table is None
     mirrors = {seat: fake_client(game.people[seat], seat) for seat in (1, 2)}
     for mirror in mirrors.values():
@@ -199,7 +197,7 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
     assert await bus.deliver(follower) == 0
     quiet(follower)
     assert follower.seats == owner.seats and follower.former == owner.former
-    for player_id in (game.host.id, None):  # Bob's own: the xfail test below
+    for player_id in (game.host.id, game.people[2].id, None):
         assert lobby(follower, player_id) == lobby(owner, player_id)
     for seat in SEATS:
         assert view_bytes(follower.table, seat) == view_bytes(owner.table, seat)
@@ -209,22 +207,14 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="cluster/follow.py: a follower's `quit` (the seats "
-                   "left on purpose, D31) is read once from the store and never follows: "
-                   "neither `follow` (the `leave` action) nor the lobby facts carry it, so a "
-                   "player connected to a follower is told `yours_away: grace` (opening the "
-                   "table gives it back) for a seat they left on purpose, where the owner "
-                   "says `left` (only the host's link does, D31)")
 async def test_a_follower_tells_a_player_who_left_on_purpose_what_the_owner_does(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
-    """D31, cluster/follow.py: after Bob's own `leave`, the lobby's table says the same to
+    """D31, cluster/replica.py: after Bob's own `leave`, the lobby's table says the same to
     Bob on the owner and on a follower: his seat is `left`, not `grace`."""
     game = await new_game(core_store, core_clock)
     owner = game.room
     bus = Bus(owner)
-    row = await core_store.table_row(owner.id)
-    assert row is not None
-    follower = await load_room(core_store, row, 1.0, owner=False)
+    follower = await load_follower(core_store, owner.id)
     leave = await act(game.hub, owner, game.client(2), "bye", do=LEAVE)
     assert leave["type"] == "ack" and owner.quit == {2}
     await bus.deliver(follower)
@@ -236,12 +226,6 @@ async def test_a_follower_tells_a_player_who_left_on_purpose_what_the_owner_does
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="room.py `lose`: the stored seats are read back "
-                   "(`refill`) but the connections are not reseated, and `apply_facts` then "
-                   "sees no change of seats, so never reseats them either: a connection "
-                   "keeps the seat its player no longer holds and reads that seat's private "
-                   "events (here a whisper to the seat's new holder) on the process that "
-                   "lost the game")
 async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R53, D18, D31: while this process (A) still thought it owned the game, the new
@@ -251,6 +235,7 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
     game = await new_game(core_store, core_clock)
     a, bob = game.room, game.client(2)
     assert (await act(game.hub, a, bob, "bye", do=LEAVE))["type"] == "ack"  # D31
+    make_writer(a, lambda _message: None, fenced=True)  # A writes under its lease
     row = await core_store.table_row(a.id)
     assert row is not None
     hub_b = Hub(core_store)
@@ -265,6 +250,9 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
     with pytest.raises(LeaseLost):
         await act(game.hub, a, game.client(1), "a1", do=SAY, text="too late")
     assert a.seats[2].player_id == carl.id  # the stored seats
+    assert a.table is not None and bob.seat is None  # reseated at once: Bob watches
+    assert bob.of_type("snapshot")[-1]["view"] == a.table.snapshot(None)
+    assert game.client(1).seq == a.table.stream_length(1)  # caught up with the stored game
     ann_on_b = fake_client(game.people[1], 1)
     await connect(b, ann_on_b)
     quiet(b)
@@ -279,11 +267,6 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="cluster/node.py `catch_up` (and follow.py "
-                   "`follow_rows`) read only the missing actions back, never the seats: a "
-                   "follower that missed a hand-over's messages applies the `replace` but "
-                   "keeps the old seats, and its connection of the seat's former player "
-                   "reads the seat's private events (a whisper to its new holder)")
 async def test_a_follower_that_missed_a_hand_over_catches_up_the_seats_too(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     """R53, D18: the bus lost the messages of a claim (Carl takes Bob's departed seat);
@@ -293,9 +276,7 @@ async def test_a_follower_that_missed_a_hand_over_catches_up_the_seats_too(
     game = await new_game(core_store, core_clock)
     owner = game.room
     bus = Bus(owner)
-    row = await core_store.table_row(owner.id)
-    assert row is not None
-    follower = await load_room(core_store, row, 1.0, owner=False)
+    follower = await load_follower(core_store, owner.id)
     bob_there = fake_client(game.people[2], 2)
     await connect(follower, bob_there)
     assert (await act(game.hub, owner, game.client(2), "bye", do=LEAVE))["type"] == "ack"

@@ -1,8 +1,9 @@
-"""A stored game read back as a record (docs/record.md), and as a table to play on.
+"""A stored game read back as a record (docs/record.md), as a table to play on, and
+who holds its seats.
 
 Below the room and the restore path: the game's writer rebuilds its table from
-here after a failed write, the hub reads finished records, and nothing here knows
-of rooms.
+here after a failed write, the hub reads finished records, a follower its seats,
+and nothing here knows of rooms.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from trusis.rules.actions import Action
 from trusis.server.options import TableOptions
+from trusis.server.seat import Seat
 from trusis.server.store import Store
 from trusis.table.record import Record
 from trusis.table.table import Table
@@ -33,3 +35,9 @@ async def rebuild_table(store: Store, table_id: str) -> Table:
     row = await store.table_row(table_id)
     assert row is not None and row["players"] is not None
     return Table.from_record(record_of(row, await store.action_rows(table_id)))
+
+
+async def stored_seats(store: Store, table_id: str) -> dict[int, Seat]:
+    """Who holds each seat, as stored (a follower catching up: cluster/node.py)."""
+    return {r["seat"]: Seat(r["kind"], r["name"], r["player_id"], r["bot_kind"])
+            for r in await store.seat_rows(table_id)}

@@ -21,7 +21,7 @@ from trusis.server.peers import LocalPeers
 from trusis.server.records import record_of
 from trusis.server.rematch_db import refill_rematch
 from trusis.server.room import Room
-from trusis.server.seat import Seat
+from trusis.server.seat import Seat, taken_over_from
 from trusis.server.store import Store
 from trusis.table.table import Table
 
@@ -61,6 +61,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     room.table = Table.from_record(record_of(row, action_rows))
     room.quit = left_on_purpose(action_rows)
     stored, room.seats = room.seats, after_handovers(room.seats, room.table, action_rows)
+    room.former = taken_over_from(room.seats)  # they watch: a snapshot, not their seat's seq
     if room.owned:  # the rows catch up with the record
         for number, seat in room.seats.items():
             if stored.get(number) != seat:

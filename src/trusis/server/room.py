@@ -295,14 +295,17 @@ class Room:
             now = time.time()
             outcome = table.submit(action, now)
             if outcome.index is not None:
+                # R12: the next phase's deadline (none after the end) is the room's only
+                # once stored with the action; a failed write keeps the stored one.
+                deadline = self.deadline
                 if outcome.phase_changed and table.state.running:
-                    self.deadline = now + self.phase_seconds()
+                    deadline = now + self.phase_seconds()
                 elif not table.state.running:
-                    self.deadline = None
+                    deadline = None
                 try:
                     await self.store.append(
                         self.id, outcome.index, action.to_dict(), now, player_id,
-                        client_id if outcome.accepted else None, self.deadline,
+                        client_id if outcome.accepted else None, deadline,
                         self.phase_key(), table.state.winner if not table.state.running
                         else None, self.fence)
                 except LeaseLost:
@@ -315,6 +318,7 @@ class Room:
                                   "rebuilt from the database", self.id)
                     await self._rebuild()
                     raise
+                self.deadline = deadline
             if outcome.ended:
                 self.status = "finished"
                 if self.on_finished is not None:
@@ -343,6 +347,10 @@ class Room:
         self.away.clear()
         self.claims.clear()  # the seats may change hands elsewhere now: no code survives (D18)
         await self.peers.lost()
+        # R53, D18: the seats read back may have changed hands meanwhile; every client
+        # plays the seat its player holds now, and reads what it missed (as a takeover).
+        self.reseat()
+        self.push()
         self.wake.set()  # the room's clock stops: the owner's runs
 
     async def _rebuild(self) -> None:

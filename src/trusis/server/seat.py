@@ -67,6 +67,12 @@ def reserved_entry(reservation: Reservation, player_id: str | None) -> dict[str,
             "for_you": player_id is not None and reservation.player_id == player_id}
 
 
+def taken_over_from(seats: dict[int, Seat]) -> set[str]:
+    """The players whose seat a bot took over (R53): handover.py leaves their id on it
+    (D29), so the stored seats say who they are (`Room.former`, after a restart)."""
+    return {s.player_id for s in seats.values() if s.kind == "bot" and s.player_id is not None}
+
+
 def departed(table: Table | None, seat: int) -> bool:
     """D18: the seat's `leave` is in the record — it passes by itself, or a bot took it
     over (R53) — so it may change hands."""

@@ -84,14 +84,17 @@ class Timers:
             await room.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
             return
         for seat, since in list(room.away.items()):
-            if now >= since + room.options.grace_seconds:
-                del room.away[seat]
-                if not table.state.running:
-                    continue
+            if now < since + room.options.grace_seconds:
+                continue
+            if table.state.running:
                 if room.options.bots_take_over:
                     await hand_to_bot(room, seat)
                 elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
                     await room.submit(Action(LEAVE, seat))
+            # R52: no longer away only once handed on — a failed write raised above and
+            # the seat stays due, tried again at the next step (unless it came back).
+            if room.away.get(seat) == since:
+                del room.away[seat]
         if room.bots is not None:
             for action in room.bots.step(time.time()):
                 await room.submit(action)

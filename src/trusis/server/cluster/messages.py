@@ -98,6 +98,7 @@ class TableFacts(_Message):
     spectators: int
     former: tuple[str, ...]
     rematch: str | None = None
+    quit: tuple[int, ...] = ()  # the seats whose player left on purpose (D31)
     reserved: dict[int, KeptSeat] = {}
 
 

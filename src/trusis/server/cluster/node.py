@@ -6,7 +6,7 @@ Every live game has one owner process, by its lease (lease.py). This process:
   times and bots them exactly as a single server does (room.py), and
   announces what it stored on the game's channel;
 - **follows** the games its own clients are at and another process owns: it
-  replays the announced actions on its own copy (follow.py), and checks the
+  replays the announced actions on its own copy (replica.py), and checks the
   database by record index, so a missed message costs a query, not an event;
 - **forwards** its clients' commands and lobby requests to the owner, and
   answers with the owner's answer; a request nobody answers (the owner died,
@@ -41,9 +41,16 @@ from trusis.server.cluster.messages import (
     TableFacts,
     encode,
 )
-from trusis.server.cluster.replica import Replica, apply_facts, follow, follow_rows
+from trusis.server.cluster.replica import (
+    Replica,
+    apply_facts,
+    follow,
+    follow_rows,
+    follow_seats,
+)
 from trusis.server.cluster.writer import Writer
 from trusis.server.errors import LobbyError
+from trusis.server.records import stored_seats
 from trusis.server.restore import load_room, refill, take_charge
 from trusis.server.room import Room
 from trusis.server.store import Store
@@ -228,6 +235,9 @@ class Node:
                     room.broadcast_table()
                 return
             rows = await self.store.action_rows_after(room.id, len(room.table.record.actions))
+            # R53, D18: the seats too (read after the actions: a hand-over among them has
+            # its seats), and taken before the actions reach anyone.
+            follow_seats(room, await stored_seats(self.store, room.id))
             if rows:
                 row = await self.store.table_row(room.id)
                 follow_rows(room, rows, row["deadline"] if row else None)

@@ -79,17 +79,18 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     replica = room.peers
     assert isinstance(replica, Replica), "the writer's facts are for its replicas"
     shared = (frozenset(data.connected), data.spectators)
-    before = (room.seats, replica.shared, room.status, room.deadline)
+    before = (room.seats, replica.shared, room.status, room.deadline, room.quit)
     changed = seats != room.seats
     room.seats = seats
     replica.shared = shared
     room.former = set(data.former)
+    room.quit = set(data.quit)  # D31: `yours_away` says "left" here as on the owner
     stale = data.status != "open" and (room.table is None or (
         data.status == "finished" and room.table.state.running))
     if not stale:
         room.status = data.status
         room.deadline = data.deadline
-    if (room.seats, shared, room.status, room.deadline) != before:
+    if (room.seats, shared, room.status, room.deadline, room.quit) != before:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()
@@ -110,6 +111,17 @@ def _take_rematch(room: Room, data: TableFacts) -> None:
     room.broadcast_table()
     if news:
         tell_rematch(room)
+
+
+def follow_seats(room: Room, seats: dict[int, Seat]) -> None:
+    """The stored seats, read back with the actions a follower missed (R53, D18): when a
+    hand-over's messages were lost, its connections change seats here too — before the
+    missed actions reach them, so that none reads a seat its player no longer holds."""
+    if seats == room.seats:
+        return
+    room.seats = seats
+    room.reseat()
+    room.broadcast_table()
 
 
 def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], ...],

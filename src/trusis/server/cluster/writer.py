@@ -26,7 +26,7 @@ def facts(room: Room) -> TableFacts:
                            bot_kind=s.bot_kind) for n, s in room.seats.items()},
         connected=tuple(n for n in range(1, room.options.seats + 1) if room.connected(n)),
         spectators=room.spectators(), former=tuple(sorted(room.former)),
-        rematch=room.rematch,
+        rematch=room.rematch, quit=tuple(sorted(room.quit)),
         reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
                   for n, r in room.reserved.items()})
 
