@@ -274,11 +274,6 @@ async def test_after_a_restart_a_player_whose_seat_a_bot_took_gets_a_snapshot(
 
 
 @pytest.mark.asyncio
-@pytest.mark.xfail(strict=True, reason="handover.py `hand_to_person`: the `replace` is "
-                   "stored and the room's lock let go before the connections are reseated "
-                   "(after the seat's row is stored, under the lock again); a command run in "
-                   "between — here a whisper to the seat, now its new holder's — is pushed "
-                   "to the former player's connection, which still plays the seat")
 async def test_no_whisper_to_a_seats_new_holder_reaches_its_former_player_mid_hand_over(
         core_store: FlakyStore, core_clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
     """R50, R53, D18: once the record gives Bob's departed seat to Carl, what only seat 2
@@ -292,12 +287,17 @@ async def test_no_whisper_to_a_seats_new_holder_reaches_its_former_player_mid_ha
     carl = await core_store.new_player("Carl", "guest")
     store_row = core_store.set_person_seat
 
+    sent: list[asyncio.Task[Any]] = []
+
     async def meanwhile(*args: Any, **kwargs: Any) -> None:
-        whisper = await act(hub, room, game.client(1), "w1", do="say", text="for Carl", to=2)
-        assert whisper["type"] == "ack"
+        # The whisper arrives while the seat's row is being stored: it waits for the room.
+        sent.append(asyncio.create_task(
+            act(hub, room, game.client(1), "w1", do="say", text="for Carl", to=2)))
+        await asyncio.sleep(0.01)
         await store_row(*args, **kwargs)
 
     monkeypatch.setattr(core_store, "set_person_seat", meanwhile)
     assert await hub.claim(room, carl, code) == 2
+    assert (await sent[0])["type"] == "ack"
     assert bob.seat is None
     assert "for Carl" not in str(bob.frames)

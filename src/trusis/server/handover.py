@@ -34,21 +34,20 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
     if not table.state.running:
         return
     name = f"{room.seats[seat].name} (bot)" if seat in room.seats else seat_label(seat)
-    outcome = await room.submit(Action(REPLACE, seat, by="bot"))
-    if outcome.accepted:
+
+    async def seated() -> None:  # under the room's lock, before anyone reads the replace
         room.drop_claims(seat)
         held = room.seats.get(seat)
         owner = held.player_id if held is not None else None
         if owner is not None:
             room.former.add(owner)
-        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D29)
         await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
-        async with room.lock:  # a snapshot never shows an action still being stored
-            room.reseat()  # the person now watches; the seat is the bot's
+        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D29)
+        room.reseat()  # the person now watches; the seat is the bot's
         if room.bots is not None:
             room.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
-        room.broadcast_table()
-        room.wake.set()
+
+    await room.submit(Action(REPLACE, seat, by="bot"), seated=seated)
 
 
 async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
@@ -60,24 +59,23 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
     assert table is not None
     if not departed(room.table, seat):
         return False
-    outcome = await room.submit(Action(REPLACE, seat, by=name), player_id)  # its taker's
-    if not outcome.accepted:
-        return False
-    room.drop_claims(seat)
-    room.away.pop(seat, None)
-    if room.bots is not None:
-        room.bots.unseat(seat)
-    room.seats[seat] = Seat(kind, name, player_id)
-    room.quit.discard(seat)
-    room.former.discard(player_id)
-    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
-    async with room.lock:  # a snapshot never shows an action still being stored
+
+    async def seated() -> None:  # under the room's lock, before anyone reads the replace
+        room.drop_claims(seat)
+        room.away.pop(seat, None)
+        if room.bots is not None:
+            room.bots.unseat(seat)
+        await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
+        room.seats[seat] = Seat(kind, name, player_id)
+        room.quit.discard(seat)
+        room.former.discard(player_id)
         room.reseat()
-    if not room.connected(seat):  # until its player connects, its grace period runs (R52)
-        room.away[seat] = time.time()
-        room.wake.set()
-    room.broadcast_table()
-    return True
+        if not room.connected(seat):  # until its player connects, its grace runs (R52)
+            room.away[seat] = time.time()
+
+    outcome = await room.submit(Action(REPLACE, seat, by=name), player_id,  # its taker's
+                                seated=seated)
+    return outcome.accepted
 
 
 def returnable(room: Room, player_id: str) -> int | None:

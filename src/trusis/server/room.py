@@ -279,11 +279,15 @@ class Room:
 
     async def submit(self, action: Action, player_id: str | None = None,
                      client_id: str | None = None,
-                     made_in: tuple[str, int] | None = None) -> Outcome:
+                     made_in: tuple[str, int] | None = None,
+                     seated: Callable[[], Awaitable[None]] | None = None) -> Outcome:
         """Play one action: apply, store, deliver to every client, then return.
 
         `made_in` is the phase its sender saw (docs/protocol.md): in another phase the
-        action is refused as `stale_phase`, under the lock, and neither applied nor kept."""
+        action is refused as `stale_phase`, under the lock, and neither applied nor kept.
+        `seated` runs under the lock once an accepted action is stored and before anyone
+        is sent it: a hand-over (handover.py) changes the seat's holder there, so no
+        connection reads the seat's new events as its former player (R53)."""
         async with self.lock:
             if not self.owned:
                 raise LeaseLost(self.id)  # the caller forwards it to the owner
@@ -319,6 +323,8 @@ class Room:
                     await self._rebuild()
                     raise
                 self.deadline = deadline
+            if seated is not None and outcome.accepted:
+                await seated()
             if outcome.ended:
                 self.status = "finished"
                 if self.on_finished is not None:

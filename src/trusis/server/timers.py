@@ -18,6 +18,7 @@ from trusis.rules.actions import LEAVE, TIMEOUT, Action
 from trusis.server import logs
 from trusis.server.handover import hand_to_bot
 from trusis.server.room import Room
+from trusis.server.store import LeaseLost
 
 log = logging.getLogger("trusis.server")
 
@@ -64,6 +65,8 @@ class Timers:
                 await self.due(time.time())
             except asyncio.CancelledError:
                 raise
+            except LeaseLost:
+                return  # another process writes the game now: its timers run there
             except Exception:
                 log.exception("table %s: a timed step failed; retrying", room.id)
                 await asyncio.sleep(1.0)
