@@ -91,6 +91,7 @@ from websockets.asyncio.client import ClientConnection
 
 from trusis.bots.base import Bot
 from trusis.bots.registry import create_bot
+from trusis.server.transport import COMPRESSIONS, DEFAULT_COMPRESSION, Compression
 
 HOST = "127.0.0.1"
 SEATS = 10
@@ -144,6 +145,29 @@ def machine_busy() -> tuple[float, float]:
     total = sum(values[:8])
     ticks = os.sysconf("SC_CLK_TCK")
     return (total - idle) / ticks, total / ticks
+
+
+WIRE = [0]
+"""Bytes the WebSocket clients of this process have received from the network so far."""
+
+
+class CountingConnection(ClientConnection):
+    """A client connection that counts what comes over the wire: the frames as sent,
+    compressed or not, with their headers (a client reads them decompressed)."""
+
+    def data_received(self, data: bytes) -> None:
+        WIRE[0] += len(data)
+        super().data_received(data)
+
+
+def read_bytes() -> int:
+    return WIRE[0]
+
+
+def machine_load() -> str:
+    """The machine's load averages and CPU count, printed beside every figure."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -311,13 +335,13 @@ class ClientRun:
                 seat.ws = await websockets.connect(
                     f"ws://{HOST}:{self.port_(seat.index)}/ws/tables/{slot.table_id}",
                     max_size=None,
-                    compression=COMPRESSION,
+                    compression=COMPRESSION, create_connection=CountingConnection,
                     additional_headers={"Authorization": f"Bearer {seat.token}"})
                 await seat.ws.send(orjson.dumps({"type": "hello", "protocol": 1}).decode())
             else:
                 seat.ws = await websockets.connect(
                     f"ws://{HOST}:{self.port_(seat.index)}/ws/{slot.table_id}",
-                    max_size=None,
+                    max_size=None, create_connection=CountingConnection,
                     compression=COMPRESSION)
             slot.tasks.append(asyncio.create_task(self.read(seat)))
 
@@ -532,6 +556,7 @@ class ClientRun:
         await self.setup()
         await asyncio.to_thread(barrier.wait)  # every process is set up
         cpu = time.process_time()
+        wire = read_bytes()
         start = time.perf_counter()
         self.acting = self.window = True
         for slot in self.slots:
@@ -545,6 +570,7 @@ class ClientRun:
         self.acting = False
         elapsed = time.perf_counter() - start
         cpu = time.process_time() - cpu
+        wire = read_bytes() - wire
         await asyncio.to_thread(barrier.wait)  # the window is over everywhere
         for slot in self.slots:
             for seat in slot.seats:
@@ -558,7 +584,7 @@ class ClientRun:
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
                 "games": stats.games, "errors": stats.errors, "retried": stats.retried,
                 "lost_tables": stats.lost_tables, "lost_reason": stats.lost_reason,
-                "elapsed": elapsed, "cpu": cpu,
+                "elapsed": elapsed, "cpu": cpu, "wire": wire,
                 "sample": stats.sample}
 
 
@@ -592,6 +618,8 @@ class Servers:
     logs: list[Path] = field(default_factory=list)
     redis: subprocess.Popen[bytes] | None = None
     metrics_ports: list[int] = field(default_factory=list)  # with --metrics: scraped
+    commands: list[list[str]] = field(default_factory=list)  # to start a process again
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @functools.cache
@@ -672,7 +700,8 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, path: str, log: Path,
 
 
 def start_trusis(size: int | None, folder: Path, profile: str | None,
-                 metrics: bool = False) -> Servers:
+                 metrics: bool = False, compression: Compression = DEFAULT_COMPRESSION,
+                 pace: float = 0.0) -> Servers:
     """`trusis serve`: without a size, one process on a fresh SQLite file (as a user runs
     it by default); with one, `size` processes on one fresh PostgreSQL database and, if
     the server has --redis, one Redis of the bench's own. The processes start one after
@@ -681,7 +710,9 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     options = serve_options()
     env = dict(os.environ, PYTHONUNBUFFERED="1", TRUSIS_SECRET=secrets.token_urlsafe(32),
                XDG_DATA_HOME=str(folder / "data"))
-    common = ["--host", HOST, "--bot-pace", "0", "--log-level", "warning"]
+    common = ["--host", HOST, "--bot-pace", f"{pace:g}", "--log-level", "warning"]
+    if "--ws-compression" in options:  # the bare server is given the same
+        common += ["--ws-compression", compression]
     if "--limit" in options:  # every client comes from 127.0.0.1: what one address may
         # do is the whole bench's (docs/deploy.md, "Limits per player and per address")
         for name in ("guests_per_address_hour", "open_tables_per_address",
@@ -717,6 +748,8 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
             log_path = folder / f"trusis-{size}-{index + 1}.log"
             log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
             proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+            servers.commands.append(command)
+            servers.env = env
             servers.procs.append(proc)
             servers.ports.append(port)
             servers.logs.append(log_path)
@@ -728,16 +761,15 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     return servers
 
 
-def start_bare(folder: Path, pad: int) -> Servers:
+def start_bare(folder: Path, pad: int, compression: Compression) -> Servers:
     env = dict(os.environ, PYTHONUNBUFFERED="1", BARE_PAD=str(pad))
     if (folder / "filler.txt").exists():
         env["BARE_FILLER"] = str(folder / "filler.txt")
     port = free_port()
     log_path = folder / "bare.log"
     log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "bare:app", "--app-dir",
-                             str(BENCH), "--host", HOST, "--port", str(port), "--ws",
-                             "websockets-sansio", "--log-level", "warning"],
+    proc = subprocess.Popen([sys.executable, str(BENCH / "bare.py"), "--port", str(port),
+                             "--compression", compression],
                             stdout=log, stderr=subprocess.STDOUT, env=env)
     servers = Servers(name="bare", procs=[proc], ports=[port])
     try:
@@ -864,8 +896,8 @@ def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
 def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         size: int | None = None, metrics: bool = False) -> dict[str, Any]:
     profile = profile_file(args.profile, size) if args.profile else None
-    servers = start_trusis(size, folder, profile, metrics) if kind == "trusis" else \
-        start_bare(folder, pad)
+    servers = start_trusis(size, folder, profile, metrics, args.compression) \
+        if kind == "trusis" else start_bare(folder, pad, args.compression)
     pids = [proc.pid for proc in servers.procs]
     try:
         rss_before = [rss_kib(pid) for pid in pids]
@@ -927,7 +959,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]
         for key in ("acked", "refused", "frames", "bytes", "games", "errors", "retried",
-                    "lost_tables", "cpu"):
+                    "lost_tables", "cpu", "wire"):
             total[key] = total.get(key, 0) + part[key]
     total["elapsed"] = max(p["elapsed"] for p in parts)
     total["think"] = args.think
@@ -956,7 +988,10 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"p99 {percentile(r['broadcasts'], 99) * ms:7.1f} ms   "
           f"({len(r['broadcasts'])} samples)")
     print(f"  frames out {r['frames'] / elapsed:9.0f}/s, "
-          f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each")
+          f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each; on the wire "
+          f"{r['wire'] / max(1, r['frames']):6.0f} bytes each "
+          f"({r['wire'] / max(1, r['acked']) / 1024:.1f} KiB per {unit[:-1]}, "
+          f"{r['wire'] / elapsed / 1024 ** 2:.1f} MiB/s)")
     others = r["machine_busy"] - r["server_cpu"] - r["cpu"] - r["redis_cpu"] - \
         r["postgres_cpu"]
     cores = r["machine_total"] / elapsed
@@ -987,6 +1022,36 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
                 shown.append(f"{r['unhealthy'][index]} health checks failed")
             print(f"  process {index + 1}: " + ", ".join(shown))
     return rate
+
+
+def figures(runs: dict[str, dict[str, Any]], bare: dict[str, Any] | None,
+             args: argparse.Namespace, load_before: str) -> None:
+    """Issue 19's table, for what this run measured, with the machine's load beside it."""
+    print(f"\nfigures ({args.tables} tables x {SEATS} clients, think {args.think:g} s, "
+          f"compression {args.compression}, {args.seconds:g} s):")
+    print(f"  machine: before {load_before}; after {machine_load()}")
+
+    def rate(r: dict[str, Any]) -> float:
+        return float(r["acked"]) / r["elapsed"]
+
+    def per_table(r: dict[str, Any]) -> float:
+        return float(r["rss_after"] - r["rss_before"]) / args.tables
+
+    for name, game in runs.items():
+        print(f"  {name}:")
+        if bare is not None and args.think == 0:
+            print(f"    throughput {rate(game) / rate(bare):.2f}x the bare server "
+                  f"({rate(game):.0f} vs {rate(bare):.0f}/s)")
+        print(f"    ack p99 {percentile(game['acks'], 99) * 1000:.0f} ms, broadcast p99 "
+              f"{percentile(game['broadcasts'], 99) * 1000:.0f} ms")
+        print(f"    server CPU per action {game['server_cpu'] / max(1, game['acked']) * 1000:.2f}"
+              f" ms")
+        memory = f"    memory per table of {SEATS} clients {per_table(game):.0f} KiB"
+        if bare is not None:
+            memory += (f", the bare server's {per_table(bare):.0f} KiB "
+                       f"({per_table(game) / max(1.0, per_table(bare)):.2f}x)")
+        print(memory)
+        print(f"    on the wire {game['wire'] / max(1, game['acked']) / 1024:.1f} KiB per action")
 
 
 def metrics_cost(plain: dict[str, Any], metered: dict[str, Any]) -> str:
@@ -1085,10 +1150,29 @@ def main() -> None:
     parser.add_argument("--spy", metavar="FILE", help="py-spy the game server into FILE "
                         "(pip install py-spy into .venv)")
     parser.add_argument("--only", choices=("trusis", "bare"), help="run one server only")
+    parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION,
+                        help="the servers' WebSocket per-message deflate, the same for both "
+                             "(`trusis serve --ws-compression`; the clients always offer it, "
+                             f"as browsers do; default {DEFAULT_COMPRESSION}, the server's)")
     parser.add_argument("--metrics", action="store_true",
                         help="run each size of the game server twice, without metrics and "
                              "with /metrics scraped every second, and print what they cost")
+    parser.add_argument("--restart", type=int, metavar="N",
+                        help="instead: N running 10-seat games (bots), --seconds of play, "
+                             "SIGKILL, and the time until every game serves again "
+                             "(bench/restart.py)")
+    parser.add_argument("--restart-pace", type=float, default=5.0, metavar="PACE",
+                        help="with --restart: the bots' pace (1: a human's; default 5, "
+                             "so that games are in mid-play when the server is killed)")
     args = parser.parse_args()
+    if args.restart is not None:
+        if not 1 <= args.restart <= 5000:
+            parser.error("--restart 1..5000")
+        from restart import restart_run
+
+        with tempfile.TemporaryDirectory(prefix="trusis-restart-") as tmp:
+            restart_run(args, Path(tmp))
+        return
     if not 1 <= args.tables <= MAX_TABLES or not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--tables 1..{MAX_TABLES}, --seconds up to {MAX_SECONDS}")
     if not 1 <= args.client_processes <= 8:
@@ -1101,6 +1185,9 @@ def main() -> None:
         counts = [n for n in counts if n is None or n == 1]
     rates: dict[str, float] = {}
     costs: list[str] = []
+    runs: dict[str, dict[str, Any]] = {}
+    load_before = machine_load()
+    print(f"{load_before}; compression {args.compression}")
     with tempfile.TemporaryDirectory(prefix="trusis-load-") as tmp:
         folder = Path(tmp)
         pad = 1500
@@ -1108,6 +1195,7 @@ def main() -> None:
             for count in counts:
                 game = run("trusis", args, folder, size=count)
                 rates[game["name"]] = report(game["name"], "actions", game, args.tables)
+                runs[game["name"]] = game
                 if not (folder / "filler.txt").exists() and game["sample"]:
                     pad = int(game["bytes"] / max(1, game["frames"]))
                     (folder / "filler.txt").write_text(game["sample"])
@@ -1116,6 +1204,7 @@ def main() -> None:
                     report(metered["name"], "actions", metered, args.tables)
                     costs.append(metrics_cost(game, metered))
         bare_rate = None
+        bare = None
         if args.only != "trusis":
             bare = run("bare", args, folder, pad)
             bare_rate = report(f"bare broadcast (1 process, frames padded to {pad} bytes of "
@@ -1133,6 +1222,7 @@ def main() -> None:
                 print(f"scaling: {name} carries {rate / base:.2f}x {first}")
         for line in costs:
             print(line)
+        figures(runs, bare, args, load_before)
     if args.profile:
         for count in counts:
             if Path(profile_file(args.profile, count)).exists():
