@@ -701,7 +701,7 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, path: str, log: Path,
 
 def start_trusis(size: int | None, folder: Path, profile: str | None,
                  metrics: bool = False, compression: Compression = DEFAULT_COMPRESSION,
-                 pace: float = 0.0) -> Servers:
+                 pace: float = 0.0, gc_file: Path | None = None) -> Servers:
     """`trusis serve`: without a size, one process on a fresh SQLite file (as a user runs
     it by default); with one, `size` processes on one fresh PostgreSQL database and, if
     the server has --redis, one Redis of the bench's own. The processes start one after
@@ -742,7 +742,11 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
             if metrics:
                 servers.metrics_ports.append(free_port())
                 scraped = ["--metrics-port", str(servers.metrics_ports[-1])]
+            watched = gc_file is not None and index == 0
+            if watched:
+                env["GCWATCH_FILE"] = str(gc_file)
             command = [sys.executable,
+                       *([str(BENCH / "gcwatch.py")] if watched else []),
                        *(["-m", "cProfile", "-o", profile] if profile and index == 0 else []),
                        "-m", "trusis", "serve", "--port", str(port), *common, *node, *scraped]
             log_path = folder / f"trusis-{size}-{index + 1}.log"
@@ -896,8 +900,11 @@ def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
 def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         size: int | None = None, metrics: bool = False) -> dict[str, Any]:
     profile = profile_file(args.profile, size) if args.profile else None
-    servers = start_trusis(size, folder, profile, metrics, args.compression) \
+    gc_file = folder / f"gc-{size}.json" if args.gc and kind == "trusis" else None
+    servers = start_trusis(size, folder, profile, metrics, args.compression,
+                           gc_file=gc_file) \
         if kind == "trusis" else start_bare(folder, pad, args.compression)
+    window = (0.0, 0.0)
     pids = [proc.pid for proc in servers.procs]
     try:
         rss_before = [rss_kib(pid) for pid in pids]
@@ -927,7 +934,9 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with HealthWatch(servers.ports if kind == "trusis" else []) as health, \
                 MetricsScrape(servers.metrics_ports) as scrapes:
+            began = time.perf_counter()
             meet(barrier, results, servers)
+            window = (began, time.perf_counter())
         if spy is not None:
             spy.wait(60)
         cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu, strict=True)]
@@ -963,6 +972,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
             total[key] = total.get(key, 0) + part[key]
     total["elapsed"] = max(p["elapsed"] for p in parts)
     total["think"] = args.think
+    total["gc"] = collections(gc_file, window) if gc_file is not None else None
     total["sample"] = next((p["sample"] for p in parts if p["sample"]), "")
     total["lost_reason"] = next((p["lost_reason"] for p in parts if p["lost_reason"]), "")
     return total
@@ -1005,6 +1015,8 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"{max(0.0, others) / elapsed * 100:.0f}% (of {cores:.0f} cores)")
     print(f"  server RSS {r['rss_before'] / 1024:.0f} MiB -> {r['rss_after'] / 1024:.0f} MiB: "
           f"{per_table:.0f} KiB per table")
+    if r.get("gc"):
+        print_collections(r["gc"])
     if r.get("scrapes"):
         print(f"  /metrics scraped {len(r['scrapes'])} times, p50 "
               f"{percentile(r['scrapes'], 50) * ms:.1f} ms, p99 "
@@ -1022,6 +1034,27 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
                 shown.append(f"{r['unhealthy'][index]} health checks failed")
             print(f"  process {index + 1}: " + ", ".join(shown))
     return rate
+
+
+def collections(path: Path, window: tuple[float, float]) -> dict[str, Any]:
+    """The collector's pauses in the window, by generation (bench/gcwatch.py's file: its
+    times are perf_counter's, CLOCK_MONOTONIC, the same in every process)."""
+    data = orjson.loads(path.read_bytes()) if path.exists() else {"pauses": []}
+    pauses = [(g, s) for when, g, s, _ in data["pauses"] if window[0] <= when <= window[1]]
+    by = {g: sorted(s for gen, s in pauses if gen == g) for g in (0, 1, 2)}
+    return {"by": by, "threshold": data.get("threshold"), "frozen": data.get("frozen"),
+            "seconds": window[1] - window[0]}
+
+
+def print_collections(found: dict[str, Any]) -> None:
+    ms = 1000.0
+    parts = []
+    for gen, pauses in found["by"].items():
+        if pauses:
+            parts.append(f"gen{gen} {len(pauses)}x, total {sum(pauses) * ms:.0f} ms, p99 "
+                         f"{percentile(pauses, 99) * ms:.1f} ms, max {pauses[-1] * ms:.1f} ms")
+    print(f"  collector (threshold {found['threshold']}, {found['frozen']} objects frozen): "
+          + ("; ".join(parts) or "no collection") + " in the window")
 
 
 def figures(runs: dict[str, dict[str, Any]], bare: dict[str, Any] | None,
@@ -1157,6 +1190,9 @@ def main() -> None:
     parser.add_argument("--metrics", action="store_true",
                         help="run each size of the game server twice, without metrics and "
                              "with /metrics scraped every second, and print what they cost")
+    parser.add_argument("--gc", action="store_true",
+                        help="time the game server's garbage collections (bench/gcwatch.py) "
+                             "and print their pauses in the window")
     parser.add_argument("--restart", type=int, metavar="N",
                         help="instead: N running 10-seat games (bots), --seconds of play, "
                              "SIGKILL, and the time until every game serves again "
