@@ -898,12 +898,22 @@ def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
 
 
 def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
-        size: int | None = None, metrics: bool = False) -> dict[str, Any]:
+        size: int | None = None, metrics: bool = False,
+        pin: str | None = None) -> dict[str, Any]:
     profile = profile_file(args.profile, size) if args.profile else None
-    gc_file = folder / f"gc-{size}.json" if args.gc and kind == "trusis" else None
-    servers = start_trusis(size, folder, profile, metrics, args.compression,
-                           gc_file=gc_file) \
-        if kind == "trusis" else start_bare(folder, pad, args.compression)
+    gc_file = folder / f"gc-{size}-{secrets.token_hex(4)}.json" \
+        if args.gc and kind == "trusis" else None
+    os.environ.pop("GCWATCH_THRESHOLD", None)
+    if pin:  # bench/gcwatch.py keeps these thresholds whatever the server sets
+        os.environ["GCWATCH_THRESHOLD"] = pin
+    try:
+        servers = start_trusis(size, folder, profile, metrics, args.compression,
+                               gc_file=gc_file) \
+            if kind == "trusis" else start_bare(folder, pad, args.compression)
+    finally:
+        os.environ.pop("GCWATCH_THRESHOLD", None)
+    if pin:
+        servers.name += f", collector thresholds pinned at {pin}"
     window = (0.0, 0.0)
     pids = [proc.pid for proc in servers.procs]
     try:
@@ -1040,10 +1050,13 @@ def collections(path: Path, window: tuple[float, float]) -> dict[str, Any]:
     """The collector's pauses in the window, by generation (bench/gcwatch.py's file: its
     times are perf_counter's, CLOCK_MONOTONIC, the same in every process)."""
     data = orjson.loads(path.read_bytes()) if path.exists() else {"pauses": []}
-    pauses = [(g, s) for when, g, s, _ in data["pauses"] if window[0] <= when <= window[1]]
-    by = {g: sorted(s for gen, s in pauses if gen == g) for g in (0, 1, 2)}
-    return {"by": by, "threshold": data.get("threshold"), "frozen": data.get("frozen"),
-            "seconds": window[1] - window[0]}
+    pauses = [(g, s, n, c) for when, g, s, n, c in data["pauses"]
+              if window[0] <= when <= window[1]]
+    by = {g: sorted(s for gen, s, _, _ in pauses if gen == g) for g in (0, 1, 2)}
+    freed = {g: sum(n for gen, _, n, _ in pauses if gen == g) for g in (0, 1, 2)}
+    cpu = {g: max((c for gen, _, _, c in pauses if gen == g), default=0.0) for g in (0, 1, 2)}
+    return {"by": by, "freed": freed, "cpu": cpu, "threshold": data.get("threshold"),
+            "frozen": data.get("frozen"), "seconds": window[1] - window[0]}
 
 
 def print_collections(found: dict[str, Any]) -> None:
@@ -1052,7 +1065,9 @@ def print_collections(found: dict[str, Any]) -> None:
     for gen, pauses in found["by"].items():
         if pauses:
             parts.append(f"gen{gen} {len(pauses)}x, total {sum(pauses) * ms:.0f} ms, p99 "
-                         f"{percentile(pauses, 99) * ms:.1f} ms, max {pauses[-1] * ms:.1f} ms")
+                         f"{percentile(pauses, 99) * ms:.1f} ms, max {pauses[-1] * ms:.1f} ms "
+                         f"(CPU {found['cpu'][gen] * ms:.1f} ms), "
+                         f"{found['freed'][gen]} objects freed")
     print(f"  collector (threshold {found['threshold']}, {found['frozen']} objects frozen): "
           + ("; ".join(parts) or "no collection") + " in the window")
 
@@ -1193,6 +1208,10 @@ def main() -> None:
     parser.add_argument("--gc", action="store_true",
                         help="time the game server's garbage collections (bench/gcwatch.py) "
                              "and print their pauses in the window")
+    parser.add_argument("--gc-pin", metavar="A,B,C",
+                        help="with --gc: run the game server first with the collector's "
+                             "thresholds pinned at A,B,C (Python's default: 700,10,10), "
+                             "then as it sets them itself")
     parser.add_argument("--restart", type=int, metavar="N",
                         help="instead: N running 10-seat games (bots), --seconds of play, "
                              "SIGKILL, and the time until every game serves again "
@@ -1201,6 +1220,10 @@ def main() -> None:
                         help="with --restart: the bots' pace (1: a human's; default 5, "
                              "so that games are in mid-play when the server is killed)")
     args = parser.parse_args()
+    if args.gc_pin and not re.fullmatch(r"\d+,\d+,\d+", args.gc_pin):
+        parser.error("--gc-pin A,B,C: three whole numbers, e.g. 700,10,10")
+    if args.gc_pin:
+        args.gc = True
     if args.restart is not None:
         if not 1 <= args.restart <= 5000:
             parser.error("--restart 1..5000")
@@ -1229,6 +1252,10 @@ def main() -> None:
         pad = 1500
         if args.only != "bare":
             for count in counts:
+                if args.gc_pin:  # the server as before, then as it is, in the same run
+                    pinned = run("trusis", args, folder, size=count, pin=args.gc_pin)
+                    report(pinned["name"], "actions", pinned, args.tables)
+                    runs[pinned["name"]] = pinned
                 game = run("trusis", args, folder, size=count)
                 rates[game["name"]] = report(game["name"], "actions", game, args.tables)
                 runs[game["name"]] = game
