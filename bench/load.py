@@ -3,7 +3,9 @@
 Usage: .venv/bin/python bench/load.py --tables N --seconds S [--processes N[,N...]]
                                       [--client-processes P] [--think T]
                                       [--spy FILE | --profile FILE] [--only trusis|bare]
-                                      [--metrics]
+                                      [--metrics] [--compression off|deflate|wide]
+                                      [--gc] [--gc-pin A,B,C]
+       .venv/bin/python bench/load.py --restart N --seconds S [--restart-pace P]
 
 First `trusis serve` (a subprocess: uvicorn with ws="websockets-sansio", a fresh
 SQLite file, only 127.0.0.1): N tables of 10 seats, every seat a protocol client
@@ -14,7 +16,27 @@ ten clients open a new table and play again. Then the same clients, in the same
 number and with one command in flight each, against bench/bare.py: a bare
 FastAPI WebSocket server that broadcasts each message to the 10 clients of its
 room, its frames padded to the game server's mean frame size: the transport's
-limit on this machine.
+limit on this machine. Both accept the clients' offer of per-message deflate
+alike (`--compression`, the server's `--ws-compression`, default its default):
+memory per table and CPU per action compare only with the same transport.
+
+At the end it prints issue 19's figures for this run: the throughput as a ratio
+to the bare server (with `--think 0`), ack and broadcast p99, the server's CPU
+per action, its memory per table of 10 connected clients beside the bare
+server's, the bytes on the wire per action (counted by the clients as the frames
+arrive, compressed or not), with the machine's load average and CPU count before
+and after. The issue's table is these commands (keep them short on a shared
+machine; the set-up of 500 tables takes minutes):
+
+    bench/load.py --tables 50 --seconds 20                        # saturation
+    bench/load.py --tables 200 --seconds 30 --think 5 --gc        # human pace
+    bench/load.py --tables 500 --seconds 30 --think 5 --only trusis
+    bench/load.py --restart 1000 --seconds 10                     # bench/restart.py
+
+`--gc` times every garbage collection of the game server (bench/gcwatch.py) and
+prints the pauses in the window; `--gc-pin 700,10,10` first runs it with those
+thresholds pinned (Python's own), then as it sets them, in the same run.
+`--restart N` is another measurement: see bench/restart.py.
 
 `--processes N` runs the game server as N `trusis serve` processes instead (issue
 13's cluster): one fresh PostgreSQL database of the bench's own on the machine's

@@ -25,6 +25,7 @@ import sqlite3
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -32,28 +33,42 @@ SEATS = 10
 GRACE = 5
 
 
+RETRIED = [0, ""]
+"""Set-up requests answered 5xx and tried again, and the last such answer."""
+
+
+async def _post(http: httpx.AsyncClient, path: str, body: dict[str, Any],
+                headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """A POST, tried again up to 3 times on a 5xx (counted and printed: SQLite can answer
+    'database is locked' while hundreds of games commit)."""
+    for attempt in range(4):
+        reply = await http.post(path, json=body, headers=headers or {})
+        if reply.status_code < 500 or attempt == 3:
+            answer: dict[str, Any] = reply.raise_for_status().json()
+            return answer
+        RETRIED[0] = int(RETRIED[0]) + 1
+        RETRIED[1] = f"{path}: {reply.status_code} {reply.text[:200]}"
+        await asyncio.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 async def _set_up(port: int, tables: int) -> list[tuple[str, str]]:
     """N started tables, each a guest's with 9 bots: (table id, the guest's token)."""
     made: list[tuple[str, str]] = []
-    gate = asyncio.Semaphore(16)
+    gate = asyncio.Semaphore(8)
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=120,
-                                 limits=httpx.Limits(max_connections=16)) as http:
+                                 limits=httpx.Limits(max_connections=8)) as http:
         async def one(number: int) -> None:
             async with gate:
-                reply = await http.post("/api/guest", json={"name": f"R{number}"})
-                token = reply.raise_for_status().json()["token"]
+                token = (await _post(http, "/api/guest", {"name": f"R{number}"}))["token"]
                 auth = {"Authorization": f"Bearer {token}"}
-                reply = await http.post("/api/tables", headers=auth, json={
+                table = (await _post(http, "/api/tables", {
                     "name": f"restart {number}", "seats": SEATS, "day_seconds": 30,
-                    "night_seconds": 15, "grace_seconds": GRACE})
-                table = reply.raise_for_status().json()["id"]
-                (await http.post(f"/api/tables/{table}/seats", headers=auth,
-                                 json={})).raise_for_status()
+                    "night_seconds": 15, "grace_seconds": GRACE}, auth))["id"]
+                await _post(http, f"/api/tables/{table}/seats", {}, auth)
                 for _ in range(SEATS - 1):
-                    (await http.post(f"/api/tables/{table}/bots", headers=auth,
-                                     json={"kind": "heuristic"})).raise_for_status()
-                (await http.post(f"/api/tables/{table}/start", headers=auth,
-                                 json={})).raise_for_status()
+                    await _post(http, f"/api/tables/{table}/bots", {"kind": "heuristic"}, auth)
+                await _post(http, f"/api/tables/{table}/start", {}, auth)
                 made.append((table, token))
 
         await asyncio.gather(*(one(n) for n in range(tables)))
@@ -101,8 +116,13 @@ def restart_run(args: argparse.Namespace, folder: Path) -> None:
     try:
         port = servers.ports[0]
         began = time.perf_counter()
-        made = asyncio.run(_set_up(port, args.restart))
-        print(f"  set-up {time.perf_counter() - began:.1f} s; playing {args.seconds:g} s more")
+        try:
+            made = asyncio.run(_set_up(port, args.restart))
+        except httpx.HTTPStatusError as err:
+            raise SystemExit(f"set-up refused: {err}\n{load.tail(servers.logs[0])}") from None
+        print(f"  set-up {time.perf_counter() - began:.1f} s; playing {args.seconds:g} s more"
+              + (f"; {RETRIED[0]} set-up requests answered 5xx and tried again, the last: "
+                 f"{RETRIED[1]}" if RETRIED[0] else ""))
         time.sleep(args.seconds)
         database = folder / "load.db"
         proc = servers.procs[0]
