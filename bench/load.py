@@ -212,6 +212,7 @@ class Stats:
     bytes: int = 0
     games: int = 0
     errors: int = 0
+    error: str = ""  # the first client error, as printed
     retried: int = 0  # HTTP requests of the set-up tried again after a 503
     lost_tables: int = 0  # tables whose set-up was still refused after those tries
     lost_reason: str = ""
@@ -378,8 +379,9 @@ class ClientRun:
         try:
             await self.new_table(slot)
             await self.connect(slot)
-        except Exception:
+        except Exception as err:
             self.stats.errors += 1
+            self.stats.error = self.stats.error or f"a new game's set-up: {err!r}"[:300]
             return
         slot.restarting = False
         if self.acting:
@@ -396,8 +398,9 @@ class ClientRun:
                 self.take(seat, frame)
         except websockets.ConnectionClosed:
             pass
-        except Exception:
+        except Exception as err:
             self.stats.errors += 1
+            self.stats.error = self.stats.error or f"reading: {err!r}"[:300]
 
     def take(self, seat: Seat, frame: str | bytes) -> None:
         now = time.perf_counter()
@@ -604,7 +607,8 @@ class ClientRun:
         stats = self.stats
         return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
-                "games": stats.games, "errors": stats.errors, "retried": stats.retried,
+                "games": stats.games, "errors": stats.errors, "error": stats.error,
+                "retried": stats.retried,
                 "lost_tables": stats.lost_tables, "lost_reason": stats.lost_reason,
                 "elapsed": elapsed, "cpu": cpu, "wire": wire,
                 "sample": stats.sample}
@@ -1006,6 +1010,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
     total["think"] = args.think
     total["gc"] = collections(gc_file, window) if gc_file is not None else None
     total["sample"] = next((p["sample"] for p in parts if p["sample"]), "")
+    total["error"] = next((p["error"] for p in parts if p["error"]), "")
     total["lost_reason"] = next((p["lost_reason"] for p in parts if p["lost_reason"]), "")
     return total
 
@@ -1021,6 +1026,8 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"{r['games']} games ended, {r['errors']} client errors"
           + (f", {r['retried']} HTTP requests tried again after a 503" if r["retried"] else "")
           + ")")
+    if r["errors"]:
+        print(f"  the first client error: {r['error']}")
     if r["lost_tables"]:
         print(f"  {r['lost_tables']} of the {tables} tables could not be set up and are left "
               f"out; the last refusal: {r['lost_reason'][:300]}")
