@@ -4,19 +4,25 @@ Each text message received on /ws/{room} is sent to every client of that room,
 the sender included (its copy is its answer), padded to BARE_PAD characters so
 that its frames weigh what the game server's weigh. No game, no database, no
 per-seat views: what is left is FastAPI, uvicorn's WebSocket protocol and the
-loopback. bench/load.py starts it like the game server, with
-`uvicorn --ws websockets-sansio`, and drives it with the same clients.
+loopback. bench/load.py starts it like the game server: uvicorn with the
+websockets-sansio protocol and the same per-message deflate setting
+(`python bench/bare.py --port P --compression off|deflate|light`, as
+`trusis serve --ws-compression`), and drives it with the same clients.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+
+from trusis.server.transport import COMPRESSIONS, DEFAULT_COMPRESSION, protocol
 
 PAD = int(os.environ.get("BARE_PAD", "0"))
 FILLER = Path(os.environ["BARE_FILLER"]).read_text() if os.environ.get("BARE_FILLER") else "x"
@@ -58,3 +64,16 @@ async def broadcast(websocket: WebSocket, room: str) -> None:
         pass
     finally:
         members.discard(websocket)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION)
+    args = parser.parse_args()
+    uvicorn.run(app, host="127.0.0.1", port=args.port, ws=protocol(args.compression),
+                log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

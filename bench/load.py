@@ -3,7 +3,9 @@
 Usage: .venv/bin/python bench/load.py --tables N --seconds S [--processes N[,N...]]
                                       [--client-processes P] [--think T]
                                       [--spy FILE | --profile FILE] [--only trusis|bare]
-                                      [--metrics]
+                                      [--metrics] [--compression off|deflate|wide]
+                                      [--gc] [--gc-pin A,B,C]
+       .venv/bin/python bench/load.py --restart N --seconds S [--restart-pace P]
 
 First `trusis serve` (a subprocess: uvicorn with ws="websockets-sansio", a fresh
 SQLite file, only 127.0.0.1): N tables of 10 seats, every seat a protocol client
@@ -14,7 +16,27 @@ ten clients open a new table and play again. Then the same clients, in the same
 number and with one command in flight each, against bench/bare.py: a bare
 FastAPI WebSocket server that broadcasts each message to the 10 clients of its
 room, its frames padded to the game server's mean frame size: the transport's
-limit on this machine.
+limit on this machine. Both accept the clients' offer of per-message deflate
+alike (`--compression`, the server's `--ws-compression`, default its default):
+memory per table and CPU per action compare only with the same transport.
+
+At the end it prints issue 19's figures for this run: the throughput as a ratio
+to the bare server (with `--think 0`), ack and broadcast p99, the server's CPU
+per action, its memory per table of 10 connected clients beside the bare
+server's, the bytes on the wire per action (counted by the clients as the frames
+arrive, compressed or not), with the machine's load average and CPU count before
+and after. The issue's table is these commands (keep them short on a shared
+machine; the set-up of 500 tables takes minutes):
+
+    bench/load.py --tables 50 --seconds 20                        # saturation
+    bench/load.py --tables 200 --seconds 30 --think 5 --gc        # human pace
+    bench/load.py --tables 500 --seconds 30 --think 5 --only trusis
+    bench/load.py --restart 1000 --seconds 10                     # bench/restart.py
+
+`--gc` times every garbage collection of the game server (bench/gcwatch.py) and
+prints the pauses in the window; `--gc-pin 700,10,10` first runs it with those
+thresholds pinned (Python's own), then as it sets them, in the same run.
+`--restart N` is another measurement: see bench/restart.py.
 
 `--processes N` runs the game server as N `trusis serve` processes instead (issue
 13's cluster): one fresh PostgreSQL database of the bench's own on the machine's
@@ -91,6 +113,7 @@ from websockets.asyncio.client import ClientConnection
 
 from trusis.bots.base import Bot
 from trusis.bots.registry import create_bot
+from trusis.server.transport import COMPRESSIONS, DEFAULT_COMPRESSION, Compression
 
 HOST = "127.0.0.1"
 SEATS = 10
@@ -146,6 +169,29 @@ def machine_busy() -> tuple[float, float]:
     return (total - idle) / ticks, total / ticks
 
 
+WIRE = [0]
+"""Bytes the WebSocket clients of this process have received from the network so far."""
+
+
+class CountingConnection(ClientConnection):
+    """A client connection that counts what comes over the wire: the frames as sent,
+    compressed or not, with their headers (a client reads them decompressed)."""
+
+    def data_received(self, data: bytes) -> None:
+        WIRE[0] += len(data)
+        super().data_received(data)
+
+
+def read_bytes() -> int:
+    return WIRE[0]
+
+
+def machine_load() -> str:
+    """The machine's load averages and CPU count, printed beside every figure."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
 def percentile(samples: list[float], p: float) -> float:
     if not samples:
         return float("nan")
@@ -166,6 +212,7 @@ class Stats:
     bytes: int = 0
     games: int = 0
     errors: int = 0
+    error: str = ""  # the first client error, as printed
     retried: int = 0  # HTTP requests of the set-up tried again after a 503
     lost_tables: int = 0  # tables whose set-up was still refused after those tries
     lost_reason: str = ""
@@ -311,13 +358,13 @@ class ClientRun:
                 seat.ws = await websockets.connect(
                     f"ws://{HOST}:{self.port_(seat.index)}/ws/tables/{slot.table_id}",
                     max_size=None,
-                    compression=COMPRESSION,
+                    compression=COMPRESSION, create_connection=CountingConnection,
                     additional_headers={"Authorization": f"Bearer {seat.token}"})
                 await seat.ws.send(orjson.dumps({"type": "hello", "protocol": 1}).decode())
             else:
                 seat.ws = await websockets.connect(
                     f"ws://{HOST}:{self.port_(seat.index)}/ws/{slot.table_id}",
-                    max_size=None,
+                    max_size=None, create_connection=CountingConnection,
                     compression=COMPRESSION)
             slot.tasks.append(asyncio.create_task(self.read(seat)))
 
@@ -332,8 +379,9 @@ class ClientRun:
         try:
             await self.new_table(slot)
             await self.connect(slot)
-        except Exception:
+        except Exception as err:
             self.stats.errors += 1
+            self.stats.error = self.stats.error or f"a new game's set-up: {err!r}"[:300]
             return
         slot.restarting = False
         if self.acting:
@@ -350,8 +398,9 @@ class ClientRun:
                 self.take(seat, frame)
         except websockets.ConnectionClosed:
             pass
-        except Exception:
+        except Exception as err:
             self.stats.errors += 1
+            self.stats.error = self.stats.error or f"reading: {err!r}"[:300]
 
     def take(self, seat: Seat, frame: str | bytes) -> None:
         now = time.perf_counter()
@@ -532,6 +581,7 @@ class ClientRun:
         await self.setup()
         await asyncio.to_thread(barrier.wait)  # every process is set up
         cpu = time.process_time()
+        wire = read_bytes()
         start = time.perf_counter()
         self.acting = self.window = True
         for slot in self.slots:
@@ -545,6 +595,7 @@ class ClientRun:
         self.acting = False
         elapsed = time.perf_counter() - start
         cpu = time.process_time() - cpu
+        wire = read_bytes() - wire
         await asyncio.to_thread(barrier.wait)  # the window is over everywhere
         for slot in self.slots:
             for seat in slot.seats:
@@ -556,9 +607,10 @@ class ClientRun:
         stats = self.stats
         return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
-                "games": stats.games, "errors": stats.errors, "retried": stats.retried,
+                "games": stats.games, "errors": stats.errors, "error": stats.error,
+                "retried": stats.retried,
                 "lost_tables": stats.lost_tables, "lost_reason": stats.lost_reason,
-                "elapsed": elapsed, "cpu": cpu,
+                "elapsed": elapsed, "cpu": cpu, "wire": wire,
                 "sample": stats.sample}
 
 
@@ -592,6 +644,8 @@ class Servers:
     logs: list[Path] = field(default_factory=list)
     redis: subprocess.Popen[bytes] | None = None
     metrics_ports: list[int] = field(default_factory=list)  # with --metrics: scraped
+    commands: list[list[str]] = field(default_factory=list)  # to start a process again
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @functools.cache
@@ -672,7 +726,8 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, path: str, log: Path,
 
 
 def start_trusis(size: int | None, folder: Path, profile: str | None,
-                 metrics: bool = False) -> Servers:
+                 metrics: bool = False, compression: Compression = DEFAULT_COMPRESSION,
+                 pace: float = 0.0, gc_file: Path | None = None) -> Servers:
     """`trusis serve`: without a size, one process on a fresh SQLite file (as a user runs
     it by default); with one, `size` processes on one fresh PostgreSQL database and, if
     the server has --redis, one Redis of the bench's own. The processes start one after
@@ -681,7 +736,9 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     options = serve_options()
     env = dict(os.environ, PYTHONUNBUFFERED="1", TRUSIS_SECRET=secrets.token_urlsafe(32),
                XDG_DATA_HOME=str(folder / "data"))
-    common = ["--host", HOST, "--bot-pace", "0", "--log-level", "warning"]
+    common = ["--host", HOST, "--bot-pace", f"{pace:g}", "--log-level", "warning"]
+    if "--ws-compression" in options:  # the bare server is given the same
+        common += ["--ws-compression", compression]
     if "--limit" in options:  # every client comes from 127.0.0.1: what one address may
         # do is the whole bench's (docs/deploy.md, "Limits per player and per address")
         for name in ("guests_per_address_hour", "open_tables_per_address",
@@ -711,12 +768,18 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
             if metrics:
                 servers.metrics_ports.append(free_port())
                 scraped = ["--metrics-port", str(servers.metrics_ports[-1])]
+            watched = gc_file is not None and index == 0
+            if watched:
+                env["GCWATCH_FILE"] = str(gc_file)
             command = [sys.executable,
+                       *([str(BENCH / "gcwatch.py")] if watched else []),
                        *(["-m", "cProfile", "-o", profile] if profile and index == 0 else []),
                        "-m", "trusis", "serve", "--port", str(port), *common, *node, *scraped]
             log_path = folder / f"trusis-{size}-{index + 1}.log"
             log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
             proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+            servers.commands.append(command)
+            servers.env = env
             servers.procs.append(proc)
             servers.ports.append(port)
             servers.logs.append(log_path)
@@ -728,16 +791,15 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     return servers
 
 
-def start_bare(folder: Path, pad: int) -> Servers:
+def start_bare(folder: Path, pad: int, compression: Compression) -> Servers:
     env = dict(os.environ, PYTHONUNBUFFERED="1", BARE_PAD=str(pad))
     if (folder / "filler.txt").exists():
         env["BARE_FILLER"] = str(folder / "filler.txt")
     port = free_port()
     log_path = folder / "bare.log"
     log = open(log_path, "ab")  # noqa: SIM115 - the child keeps it
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "bare:app", "--app-dir",
-                             str(BENCH), "--host", HOST, "--port", str(port), "--ws",
-                             "websockets-sansio", "--log-level", "warning"],
+    proc = subprocess.Popen([sys.executable, str(BENCH / "bare.py"), "--port", str(port),
+                             "--compression", compression],
                             stdout=log, stderr=subprocess.STDOUT, env=env)
     servers = Servers(name="bare", procs=[proc], ports=[port])
     try:
@@ -862,10 +924,23 @@ def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
 
 
 def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
-        size: int | None = None, metrics: bool = False) -> dict[str, Any]:
+        size: int | None = None, metrics: bool = False,
+        pin: str | None = None) -> dict[str, Any]:
     profile = profile_file(args.profile, size) if args.profile else None
-    servers = start_trusis(size, folder, profile, metrics) if kind == "trusis" else \
-        start_bare(folder, pad)
+    gc_file = folder / f"gc-{size}-{secrets.token_hex(4)}.json" \
+        if args.gc and kind == "trusis" else None
+    os.environ.pop("GCWATCH_THRESHOLD", None)
+    if pin:  # bench/gcwatch.py keeps these thresholds whatever the server sets
+        os.environ["GCWATCH_THRESHOLD"] = pin
+    try:
+        servers = start_trusis(size, folder, profile, metrics, args.compression,
+                               gc_file=gc_file) \
+            if kind == "trusis" else start_bare(folder, pad, args.compression)
+    finally:
+        os.environ.pop("GCWATCH_THRESHOLD", None)
+    if pin:
+        servers.name += f", collector thresholds pinned at {pin}"
+    window = (0.0, 0.0)
     pids = [proc.pid for proc in servers.procs]
     try:
         rss_before = [rss_kib(pid) for pid in pids]
@@ -895,7 +970,9 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with HealthWatch(servers.ports if kind == "trusis" else []) as health, \
                 MetricsScrape(servers.metrics_ports) as scrapes:
+            began = time.perf_counter()
             meet(barrier, results, servers)
+            window = (began, time.perf_counter())
         if spy is not None:
             spy.wait(60)
         cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu, strict=True)]
@@ -927,11 +1004,13 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]
         for key in ("acked", "refused", "frames", "bytes", "games", "errors", "retried",
-                    "lost_tables", "cpu"):
+                    "lost_tables", "cpu", "wire"):
             total[key] = total.get(key, 0) + part[key]
     total["elapsed"] = max(p["elapsed"] for p in parts)
     total["think"] = args.think
+    total["gc"] = collections(gc_file, window) if gc_file is not None else None
     total["sample"] = next((p["sample"] for p in parts if p["sample"]), "")
+    total["error"] = next((p["error"] for p in parts if p["error"]), "")
     total["lost_reason"] = next((p["lost_reason"] for p in parts if p["lost_reason"]), "")
     return total
 
@@ -947,6 +1026,8 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"{r['games']} games ended, {r['errors']} client errors"
           + (f", {r['retried']} HTTP requests tried again after a 503" if r["retried"] else "")
           + ")")
+    if r["errors"]:
+        print(f"  the first client error: {r['error']}")
     if r["lost_tables"]:
         print(f"  {r['lost_tables']} of the {tables} tables could not be set up and are left "
               f"out; the last refusal: {r['lost_reason'][:300]}")
@@ -956,7 +1037,10 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"p99 {percentile(r['broadcasts'], 99) * ms:7.1f} ms   "
           f"({len(r['broadcasts'])} samples)")
     print(f"  frames out {r['frames'] / elapsed:9.0f}/s, "
-          f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each")
+          f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each; on the wire "
+          f"{r['wire'] / max(1, r['frames']):6.0f} bytes each "
+          f"({r['wire'] / max(1, r['acked']) / 1024:.1f} KiB per {unit[:-1]}, "
+          f"{r['wire'] / elapsed / 1024 ** 2:.1f} MiB/s)")
     others = r["machine_busy"] - r["server_cpu"] - r["cpu"] - r["redis_cpu"] - \
         r["postgres_cpu"]
     cores = r["machine_total"] / elapsed
@@ -970,6 +1054,8 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
           f"{max(0.0, others) / elapsed * 100:.0f}% (of {cores:.0f} cores)")
     print(f"  server RSS {r['rss_before'] / 1024:.0f} MiB -> {r['rss_after'] / 1024:.0f} MiB: "
           f"{per_table:.0f} KiB per table")
+    if r.get("gc"):
+        print_collections(r["gc"])
     if r.get("scrapes"):
         print(f"  /metrics scraped {len(r['scrapes'])} times, p50 "
               f"{percentile(r['scrapes'], 50) * ms:.1f} ms, p99 "
@@ -987,6 +1073,62 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
                 shown.append(f"{r['unhealthy'][index]} health checks failed")
             print(f"  process {index + 1}: " + ", ".join(shown))
     return rate
+
+
+def collections(path: Path, window: tuple[float, float]) -> dict[str, Any]:
+    """The collector's pauses in the window, by generation (bench/gcwatch.py's file: its
+    times are perf_counter's, CLOCK_MONOTONIC, the same in every process)."""
+    data = orjson.loads(path.read_bytes()) if path.exists() else {"pauses": []}
+    pauses = [(g, s, n, c) for when, g, s, n, c in data["pauses"]
+              if window[0] <= when <= window[1]]
+    by = {g: sorted(s for gen, s, _, _ in pauses if gen == g) for g in (0, 1, 2)}
+    freed = {g: sum(n for gen, _, n, _ in pauses if gen == g) for g in (0, 1, 2)}
+    cpu = {g: max((c for gen, _, _, c in pauses if gen == g), default=0.0) for g in (0, 1, 2)}
+    return {"by": by, "freed": freed, "cpu": cpu, "threshold": data.get("threshold"),
+            "frozen": data.get("frozen"), "seconds": window[1] - window[0]}
+
+
+def print_collections(found: dict[str, Any]) -> None:
+    ms = 1000.0
+    parts = []
+    for gen, pauses in found["by"].items():
+        if pauses:
+            parts.append(f"gen{gen} {len(pauses)}x, total {sum(pauses) * ms:.0f} ms, p99 "
+                         f"{percentile(pauses, 99) * ms:.1f} ms, max {pauses[-1] * ms:.1f} ms "
+                         f"(CPU {found['cpu'][gen] * ms:.1f} ms), "
+                         f"{found['freed'][gen]} objects freed")
+    print(f"  collector (threshold {found['threshold']}, {found['frozen']} objects frozen): "
+          + ("; ".join(parts) or "no collection") + " in the window")
+
+
+def figures(runs: dict[str, dict[str, Any]], bare: dict[str, Any] | None,
+             args: argparse.Namespace, load_before: str) -> None:
+    """Issue 19's table, for what this run measured, with the machine's load beside it."""
+    print(f"\nfigures ({args.tables} tables x {SEATS} clients, think {args.think:g} s, "
+          f"compression {args.compression}, {args.seconds:g} s):")
+    print(f"  machine: before {load_before}; after {machine_load()}")
+
+    def rate(r: dict[str, Any]) -> float:
+        return float(r["acked"]) / r["elapsed"]
+
+    def per_table(r: dict[str, Any]) -> float:
+        return float(r["rss_after"] - r["rss_before"]) / args.tables
+
+    for name, game in runs.items():
+        print(f"  {name}:")
+        if bare is not None and args.think == 0:
+            print(f"    throughput {rate(game) / rate(bare):.2f}x the bare server "
+                  f"({rate(game):.0f} vs {rate(bare):.0f}/s)")
+        print(f"    ack p99 {percentile(game['acks'], 99) * 1000:.0f} ms, broadcast p99 "
+              f"{percentile(game['broadcasts'], 99) * 1000:.0f} ms")
+        print(f"    server CPU per action {game['server_cpu'] / max(1, game['acked']) * 1000:.2f}"
+              f" ms")
+        memory = f"    memory per table of {SEATS} clients {per_table(game):.0f} KiB"
+        if bare is not None:
+            memory += (f", the bare server's {per_table(bare):.0f} KiB "
+                       f"({per_table(game) / max(1.0, per_table(bare)):.2f}x)")
+        print(memory)
+        print(f"    on the wire {game['wire'] / max(1, game['acked']) / 1024:.1f} KiB per action")
 
 
 def metrics_cost(plain: dict[str, Any], metered: dict[str, Any]) -> str:
@@ -1085,10 +1227,40 @@ def main() -> None:
     parser.add_argument("--spy", metavar="FILE", help="py-spy the game server into FILE "
                         "(pip install py-spy into .venv)")
     parser.add_argument("--only", choices=("trusis", "bare"), help="run one server only")
+    parser.add_argument("--compression", choices=COMPRESSIONS, default=DEFAULT_COMPRESSION,
+                        help="the servers' WebSocket per-message deflate, the same for both "
+                             "(`trusis serve --ws-compression`; the clients always offer it, "
+                             f"as browsers do; default {DEFAULT_COMPRESSION}, the server's)")
     parser.add_argument("--metrics", action="store_true",
                         help="run each size of the game server twice, without metrics and "
                              "with /metrics scraped every second, and print what they cost")
+    parser.add_argument("--gc", action="store_true",
+                        help="time the game server's garbage collections (bench/gcwatch.py) "
+                             "and print their pauses in the window")
+    parser.add_argument("--gc-pin", metavar="A,B,C",
+                        help="with --gc: run the game server first with the collector's "
+                             "thresholds pinned at A,B,C (Python's default: 700,10,10), "
+                             "then as it sets them itself")
+    parser.add_argument("--restart", type=int, metavar="N",
+                        help="instead: N running 10-seat games (bots), --seconds of play, "
+                             "SIGKILL, and the time until every game serves again "
+                             "(bench/restart.py)")
+    parser.add_argument("--restart-pace", type=float, default=5.0, metavar="PACE",
+                        help="with --restart: the bots' pace (1: a human's; default 5, "
+                             "so that games are in mid-play when the server is killed)")
     args = parser.parse_args()
+    if args.gc_pin and not re.fullmatch(r"\d+,\d+,\d+", args.gc_pin):
+        parser.error("--gc-pin A,B,C: three whole numbers, e.g. 700,10,10")
+    if args.gc_pin:
+        args.gc = True
+    if args.restart is not None:
+        if not 1 <= args.restart <= 5000:
+            parser.error("--restart 1..5000")
+        from restart import restart_run
+
+        with tempfile.TemporaryDirectory(prefix="trusis-restart-") as tmp:
+            restart_run(args, Path(tmp))
+        return
     if not 1 <= args.tables <= MAX_TABLES or not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--tables 1..{MAX_TABLES}, --seconds up to {MAX_SECONDS}")
     if not 1 <= args.client_processes <= 8:
@@ -1101,13 +1273,21 @@ def main() -> None:
         counts = [n for n in counts if n is None or n == 1]
     rates: dict[str, float] = {}
     costs: list[str] = []
+    runs: dict[str, dict[str, Any]] = {}
+    load_before = machine_load()
+    print(f"{load_before}; compression {args.compression}")
     with tempfile.TemporaryDirectory(prefix="trusis-load-") as tmp:
         folder = Path(tmp)
         pad = 1500
         if args.only != "bare":
             for count in counts:
+                if args.gc_pin:  # the server as before, then as it is, in the same run
+                    pinned = run("trusis", args, folder, size=count, pin=args.gc_pin)
+                    report(pinned["name"], "actions", pinned, args.tables)
+                    runs[pinned["name"]] = pinned
                 game = run("trusis", args, folder, size=count)
                 rates[game["name"]] = report(game["name"], "actions", game, args.tables)
+                runs[game["name"]] = game
                 if not (folder / "filler.txt").exists() and game["sample"]:
                     pad = int(game["bytes"] / max(1, game["frames"]))
                     (folder / "filler.txt").write_text(game["sample"])
@@ -1116,6 +1296,7 @@ def main() -> None:
                     report(metered["name"], "actions", metered, args.tables)
                     costs.append(metrics_cost(game, metered))
         bare_rate = None
+        bare = None
         if args.only != "trusis":
             bare = run("bare", args, folder, pad)
             bare_rate = report(f"bare broadcast (1 process, frames padded to {pad} bytes of "
@@ -1133,6 +1314,7 @@ def main() -> None:
                 print(f"scaling: {name} carries {rate / base:.2f}x {first}")
         for line in costs:
             print(line)
+        figures(runs, bare, args, load_before)
     if args.profile:
         for count in counts:
             if Path(profile_file(args.profile, count)).exists():

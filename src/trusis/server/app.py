@@ -94,6 +94,16 @@ async def http_error(request: Request, exc: Exception) -> Response:
                         headers=getattr(exc, "headers", None))
 
 
+GC_THRESHOLDS = (700, 10, 1000)
+"""The collector's thresholds while serving (Python's are 700, 10, 10): young collections as
+usual (they walk a few thousand objects: milliseconds), and a full one considered after 1,000
+middle ones instead of 10. A full collection walks every live game's objects with the event
+loop stopped (0.36 s at 100 tables, 0.72 s at 150, on a loaded 2-core machine: bench/load.py
+--gc) and finds almost nothing (75 objects: the server makes few cycles), so at a human pace
+it came every minute or so and set the p99 of the acknowledgements; now it comes a hundred
+times more rarely (docs/architecture.md, "Capacity")."""
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     if not settings.secret:
@@ -128,9 +138,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.restore()
         app.state.quota.start()
         # What start-up built lives as long as the process: keep it out of the collector's
-        # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py).
+        # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py);
+        # and make those passes rare (GC_THRESHOLDS).
         gc.collect()
         gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         log.info("trusis serve: %d tables restored", len(hub.rooms))
         if settings.ready_message and settings.log_json:
             log.info("%s", settings.ready_message)

@@ -9,6 +9,7 @@ from sqlalchemy.engine import make_url
 
 from trusis.server.config import Settings, default_database_url
 from trusis.server.logs import LogFormat
+from trusis.server.transport import DEFAULT_COMPRESSION, Compression
 
 
 def serve_command(
@@ -69,6 +70,11 @@ def serve_command(
         "--limit", help="A limit per player or per address, NAME=VALUE (0: off), e.g. "
                         "guests_per_address_hour=60; also TRUSIS_LIMIT_NAME. Every limit "
                         "is in docs/deploy.md, \"Running in public\".")] = None,
+    ws_compression: Annotated[Compression, typer.Option(
+        "--ws-compression", envvar="TRUSIS_WS_COMPRESSION",
+        help="WebSocket per-message deflate: deflate (the default), off (20 times the "
+             "bytes, a little less CPU), wide (uvicorn's own, more memory); docs/deploy.md.")
+    ] = DEFAULT_COMPRESSION,
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
     url = database or default_database_url()
@@ -101,7 +107,8 @@ def serve_command(
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
     settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
                               f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
-    run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips)
+    run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips,
+        ws_compression)
 
 
 KEEP_ALIVE_SECONDS = 20
@@ -112,7 +119,8 @@ could meet 'server disconnected')."""
 
 
 def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: bool,
-        metrics_host: str, forwarded_allow_ips: str | None) -> None:
+        metrics_host: str, forwarded_allow_ips: str | None,
+        compression: Compression = DEFAULT_COMPRESSION) -> None:
     """uvicorn on the main port, and on the metrics port when there is one (the same app
     and event loop: the metrics are read where the game runs, nothing is shared across
     threads; `metrics.MetricsPortOnly` keeps the game off that port)."""
@@ -123,10 +131,11 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
 
     from trusis.server import logs, logsafe
     from trusis.server.app import create_app
+    from trusis.server.transport import protocol
 
     config = uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
-        log_level=log_level.lower(), ws="websockets-sansio", ws_max_size=settings.max_frame,
+        log_level=log_level.lower(), ws=protocol(compression), ws_max_size=settings.max_frame,
         access_log=access_log, proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)
