@@ -1,5 +1,5 @@
 """Telling a rematch: the `rematch` frame to a finished table's clients (a follower
-tells its own when the owner's facts say so: cluster/follow.py)."""
+tells its own when the owner's facts say so: cluster/replica.py)."""
 
 from __future__ import annotations
 

@@ -10,14 +10,13 @@ up from a string with a list of positional arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from trusis.server.store import Player
 
 LobbyMethod = Literal["sit", "stand", "add_bot", "free", "program_seat", "start", "replace",
                       "claim", "return", "rematch", "rematch_accept", "rematch_decline",
                       "draw"]
-LOBBY_METHODS: frozenset[str] = frozenset(get_args(LobbyMethod))
 
 LobbyResult = int | str | tuple[int, str] | None
 """A seat number (sit, add_bot, claim, return, rematch_accept), a claim code (replace), a
