@@ -69,6 +69,7 @@ def table_with_bob(server, browser, size: str) -> tuple[Watched, Watched, str]:
     bob.page.locator("form.name-form input").fill("Bob")
     bob.page.locator("form.name-form button[type=submit]").click()
     sit(bob.page)
+    ann.page.locator(".wait-seat", has_text="Bob").wait_for()  # a click during a redraw is lost
     fill_with_bots(ann.page)
     start(ann.page)
     bob.page.locator(".seat.is-me").wait_for()

@@ -154,10 +154,12 @@ def fill_with_bots(page: Page) -> None:
 
 
 def sit_and_fill(page: Page, table_id: str, *helpers: Guest) -> None:
-    """The host sits, the helpers take the next seats, bots fill the rest."""
+    """The host sits, the helpers take the next seats, bots fill the rest (once the page
+    shows the helpers seated: a click while the waiting room redraws can be lost)."""
     sit(page)
     for helper in helpers:
         helper.sit(table_id)
+        page.locator(".wait-seat", has_text=helper.name).wait_for()
     fill_with_bots(page)
 
 
