@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from serverproc import Guest, ServerProcess, drop_database, new_database, postgres_available
+from serverproc import Guest, ServerProcess, postgres_available, running_server
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not postgres_available(), reason="no PostgreSQL at TRUSIS_TEST_POSTGRES"))]
@@ -34,14 +34,8 @@ def admin_json(server: ServerProcess, *args: str) -> Any:
 
 @pytest.fixture(params=KINDS)
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
-    database = new_database(request.param, tmp_path)
-    running = ServerProcess(database)
-    running.start()
-    try:
+    with running_server(request.param, tmp_path) as running:
         yield running
-    finally:
-        running.stop()
-        drop_database(database)
 
 
 def _account(server: ServerProcess, name: str) -> tuple[httpx.Client, str]:

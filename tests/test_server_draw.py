@@ -36,6 +36,7 @@ from serverproc import (
     drop_database,
     new_database,
     postgres_available,
+    running_server,
 )
 from trusis.server import schema
 from trusis.server.errors import LobbyError
@@ -64,14 +65,8 @@ def replay(tmp_path: Path, record: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    database = new_database("sqlite", tmp_path)
-    running = ServerProcess(database)
-    running.start()
-    try:
+    with running_server("sqlite", tmp_path) as running:
         yield running
-    finally:
-        running.stop()
-        drop_database(database)
 
 
 def ended_for(conn: Conn) -> dict[str, Any]:
