@@ -27,11 +27,10 @@ from trusis.server.cluster.lease import Leases
 from trusis.server.commits import Fence, LeaseLost
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
-from trusis.server.records import record_of
+from trusis.server.records import rebuild_table, record_of
 from trusis.server.room import Room
 from trusis.server.staff import roles_of
 from trusis.server.store import IntegrityError, Store, new_id
-from trusis.table.table import Table
 
 LEASE_SECONDS = 30.0
 """How long the command line holds a game's lease while it ends it (a few queries)."""
@@ -136,7 +135,7 @@ async def _store_draw(store: Store, table_id: str, fence: Fence) -> int:
     assert row is not None
     if row["status"] != "running":
         raise not_running(table_id, str(row["status"]))
-    table = Table.from_record(record_of(row, await store.action_rows(table_id)))
+    table = await rebuild_table(store, table_id)
     now = time.time()
     action = Action(STAFF_DRAW)
     outcome = table.submit(action, now)
