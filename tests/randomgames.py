@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -607,17 +607,24 @@ def role_strings() -> frozenset[str]:
     return frozenset(ROLE_IDS) | {"NEITHER", "NOT_TRUSIS"}
 
 
-def walk(data: Any, path: tuple[Any, ...] = ()) -> Iterable[tuple[tuple[Any, ...], Any]]:
-    """Every (path, leaf) of JSON data; dict keys are also reported as ("<key>", key)."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield (*path, "<key>"), key
-            yield from walk(value, (*path, key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from walk(value, (*path, i))
-    else:
-        yield path, data
+def walk(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    """Every (path, leaf) of JSON data; dict keys are also reported as ("<key>", key).
+
+    With an explicit stack, not nested generators: each leaf used to climb one generator a
+    level, and the every-seat leak campaign spent most of CI's time there."""
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [(path, data)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                out.append(((*where, "<key>"), key))
+                stack.append(((*where, key), value))
+        elif isinstance(node, list):
+            stack.extend(((*where, i), value) for i, value in enumerate(node))
+        else:
+            out.append((where, node))
+    return out
 
 
 def single_most(counts: dict[int, int]) -> int:

@@ -225,13 +225,14 @@ class LeakChecker:
                                      f"({w.sender}->{w.to}) seen={w.text in text}")
         for refused in self.refused_texts:
             assert refused not in text, f"{who}: a refused message appears"
+        leaves = [(path, leaf) for path, leaf in walk(data) if isinstance(leaf, str)]
         # (a) role facts: only where docs/rules.md puts them.
-        self.check_role_facts(state, seat, data)
+        self.check_role_facts(state, seat, data, leaves)
         # (c) invisible choices and votes.
-        self.check_votes(state, seat, data)
+        self.check_votes(state, seat, data, leaves)
 
-    def check_role_facts(self, state: GameState, seat: int | None,
-                         data: dict[str, Any]) -> None:
+    def check_role_facts(self, state: GameState, seat: int | None, data: dict[str, Any],
+                         leaves: list[tuple[tuple[Any, ...], str]]) -> None:
         assert self.knowledge is not None
         k = self.knowledge
         who = "spectator" if seat is None else f"seat {seat}"
@@ -248,8 +249,8 @@ class LeakChecker:
                 assert k.may_know(seat, result["target"], fact) or k.finished, result
         elif state.running:
             assert data["known"] == {}
-        for path, leaf in walk(data):
-            if not isinstance(leaf, str) or leaf not in FACTS:
+        for path, leaf in leaves:
+            if leaf not in FACTS:
                 continue
             if path[:1] == ("composition",) and path[-1] == "<key>":
                 continue  # public: how many of each role (docs/record.md)
@@ -265,7 +266,8 @@ class LeakChecker:
                 continue
             raise AssertionError(f"{who}: role fact {leaf!r} at {path}")
 
-    def check_votes(self, state: GameState, seat: int | None, data: dict[str, Any]) -> None:
+    def check_votes(self, state: GameState, seat: int | None, data: dict[str, Any],
+                    leaves: list[tuple[tuple[Any, ...], str]]) -> None:
         who = "spectator" if seat is None else f"seat {seat}"
         votes = {int(k): v for k, v in data["votes"].items()}
         if not state.running:
@@ -282,10 +284,10 @@ class LeakChecker:
         mine = set()
         if role is not None:
             mine = set(rules_powers(role, "day")) | set(rules_powers(role, "night"))
-        for path, leaf in walk(data):
+        for path, leaf in leaves:
             if path[:1] == ("chat",):
                 continue
-            word = POWER_WORDS.get(leaf) if isinstance(leaf, str) else None
+            word = POWER_WORDS.get(leaf)
             if word is not None and word not in mine:
                 raise AssertionError(f"{who} ({role}) sees {leaf!r} at {path}")
         if seat is not None and state.running:

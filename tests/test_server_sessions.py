@@ -4,16 +4,22 @@ the open WebSockets of an ended session are closed (4401)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 from clusterproc import Cluster, two_processes  # noqa: F401  (a fixture)
 from serverplay import Conn
-from serverproc import ServerProcess, running_server
+from serverproc import ServerProcess, free_port, running_server
+from trusis.server.app import create_app
+from trusis.server.config import Settings
 
 PASSWORD = "a long passphrase"
 
@@ -179,3 +185,56 @@ def test_across_two_processes_a_logout_and_a_deletion_count_at_once(
     assert jon.post("/api/logout/everywhere").status_code == 200
     assert other.get("/api/me").status_code == 401
     assert conn.wait_closed() == 4401
+
+
+class InProcess:
+    """The app under uvicorn in a thread of this process, so that a test can hold a room's
+    lock from the server's own event loop (what a busy room does by itself)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.app = create_app(Settings(database_url=f"sqlite:///{tmp / 'trusis.db'}",
+                                       secret="s" * 32))
+        port = free_port()
+        self.url, self.ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, port=port, log_level="warning"))
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
+
+    async def _serve(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        await self.server.serve()
+
+    def __enter__(self) -> InProcess:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.server.should_exit = True
+        self.thread.join(20)
+
+    def run(self, coroutine: Any) -> Any:
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+
+
+def test_a_session_ended_while_its_socket_waits_for_a_busy_room_closes_it(
+        tmp_path: Path) -> None:
+    """Before: `welcome` left before the connection joined its room (which waits for the
+    room's lock), so a logout in between missed it and the socket stayed open, signed in."""
+    with InProcess(tmp_path) as server:
+        client, _ = browser(server.url, "Lou")
+        table = client.post("/api/tables", json={"seats": 5}).json()["id"]
+        room = server.app.state.hub.rooms[table]
+        server.run(room.lock.acquire())  # the room is busy (a write, a catch-up)
+        try:
+            conn = Conn(server, table, "", headers=cookie_token(client))  # type: ignore[arg-type]
+            time.sleep(0.3)  # its hello has arrived; it waits for the lock
+            assert client.post("/api/logout/everywhere").status_code == 200
+        finally:
+            assert server.loop is not None
+            server.loop.call_soon_threadsafe(room.lock.release)
+        assert conn.wait_closed() == 4401

@@ -28,6 +28,8 @@ from trusis.server import metrics
 
 QUEUE_LIMIT = 500
 """Messages waiting for one client before it is dropped as too slow."""
+GOODBYE_SECONDS = 2.0
+"""How long a closing connection's goodbye (its close code) may take to leave."""
 
 
 @dataclass
@@ -122,7 +124,13 @@ class Client:
                 figures.broadcast.observe(time.perf_counter() - since)
 
     async def stop(self) -> None:
+        """The connection is over: a goodbye queued by `shut` still leaves (its code says
+        why), anything else still queued is dropped."""
+        shut = self.closed  # by `shut` or a full queue: the writer is sending its goodbye
         self.closed = True
+        if self.writer is not None and shut and not self.writer.done():
+            with contextlib.suppress(TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(self.writer), GOODBYE_SECONDS)
         if self.writer is not None:
             self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -133,6 +133,12 @@ class Identity:
         connection.scope[_OWNER] = owner
         return owner
 
+    async def recheck(self, connection: HTTPConnection) -> TokenOwner | None:
+        """The owner asked of the database again: a WebSocket's token may have been
+        revoked between its upgrade and its joining the room (ws.py)."""
+        connection.scope.pop(_OWNER, None)
+        return await self.owner(connection)
+
     async def player(self, request: Request) -> Player:
         """The signed-in player, or a 401 that says how to sign in."""
         owner = await self.owner(request)

@@ -22,7 +22,7 @@ from trusis.server.commands import numbered
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
 from trusis.server.handover import returnable
-from trusis.server.hub import Hub
+from trusis.server.hub import SIGNED_OUT, Hub
 from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
 from trusis.server.quota import quota
@@ -131,11 +131,13 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
                "table": room.info(owner.player.id)}
     if returned and client.seat is not None:
         welcome["returned"] = True
-    client.send(dumps(welcome))
     try:
         async with room.lock:  # never between an action's apply and its commit (submit):
+            client.send(dumps(welcome))  # once `welcome` is out, the room knows the client
             room.join(client)  # a snapshot taken there would show what a crash may undo
             room.catch_up(client, hello.last_seq)
+        if await app.state.identity.recheck(websocket) is None:
+            client.shut(SIGNED_OUT, "signed out")  # revoked while it waited for the room
         await _serve(websocket, hub, room, client, app.state.settings.max_frame)
     finally:
         room.part(client)
