@@ -36,6 +36,11 @@ from sqlalchemy.pool import StaticPool
 
 from trusis.server import metrics, schema
 
+SQLITE_BUSY_MS = 30_000
+"""How long a write waits for SQLite's one write lock before it fails. SQLite's waiting is
+polling, not a queue: with 300 games setting up at once a seat's write waited past the
+former 5 s and answered 500 ("database is locked"); a slow answer is better than none."""
+
 
 def sqlite_pragmas(engine: Engine) -> None:
     """WAL keeps every committed transaction through a crash of the process and lets
@@ -47,7 +52,7 @@ def sqlite_pragmas(engine: Engine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
         cursor.close()
 
 
