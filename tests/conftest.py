@@ -4,6 +4,7 @@ import os
 
 from clusterproc import two_processes, two_processes_long_lease
 from core_fakes import core_clock, core_store, core_template
+from test_web_support import module_browser, module_server
 
 # The suite plays hundreds of visitors from one address (127.0.0.1) within minutes: more
 # than any real group, so the two per-address limits it would meet are relaxed for every
@@ -12,5 +13,7 @@ from core_fakes import core_clock, core_store, core_template
 os.environ.setdefault("TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR", "100000")
 os.environ.setdefault("TRUSIS_LIMIT_OPEN_TABLES_PER_ADDRESS", "100000")
 
-__all__ = ["core_clock", "core_store", "core_template", "two_processes",
-           "two_processes_long_lease"]
+# `server` and `browser` (module_server, module_browser) are the web test modules' own real
+# server and Chromium; a module that defines its own `server` uses that one.
+__all__ = ["core_clock", "core_store", "core_template", "module_browser", "module_server",
+           "two_processes", "two_processes_long_lease"]

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-
-import pytest
 
 from a11y_support import (
     active,
@@ -29,11 +26,9 @@ from test_web_support import (
     PHONE,
     Helper,
     Watched,
-    chromium,
     create_table,
     finished,
     needs_chromium,
-    serve,
     shot,
     sign_in,
     sit_and_fill,
@@ -41,18 +36,6 @@ from test_web_support import (
 )
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-a11y")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def keyboard_fill(page, selector: str, value: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -23,11 +22,9 @@ from test_web_support import (
     DESKTOP,
     PHONE,
     Watched,
-    chromium,
     create_table,
     needs_chromium,
     play_to_end,
-    serve,
     shot,
     sit_and_fill,
     start,
@@ -35,18 +32,6 @@ from test_web_support import (
 
 pytestmark = needs_chromium
 PASSWORD = "a long password"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with serve(tmp_path_factory.mktemp("web-accounts")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def register_in_page(page: Any, name: str) -> None:

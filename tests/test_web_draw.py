@@ -4,7 +4,6 @@ as a draw, saying the server's staff did it (en, fr and it; 1280 and
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,11 +13,9 @@ from test_web_support import (
     DESKTOP,
     PHONE,
     Watched,
-    chromium,
     create_table,
     finished,
     needs_chromium,
-    serve,
     shot,
     sign_in,
     sit_and_fill,
@@ -32,18 +29,6 @@ SAID = {
     "fr": "L'équipe du serveur a arrêté cette partie",
     "it": "Lo staff del server ha chiuso questa partita",
 }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with serve(tmp_path_factory.mktemp("web-draw")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

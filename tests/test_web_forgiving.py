@@ -13,22 +13,17 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from serverproc import Guest, Player, ServerProcess
+from serverproc import Guest, Player
 from test_web_support import (
     DESKTOP,
     PHONE,
     Watched,
-    chromium,
     create_table,
     needs_chromium,
     phase_of,
     play_to_end,
-    serve,
     shot,
     sign_in,
     sit_and_fill,
@@ -36,18 +31,6 @@ from test_web_support import (
 )
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with serve(tmp_path_factory.mktemp("web-forgiving")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 class Passers:

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from test_web_support import (
     PHONE,
     Helper,
     Watched,
-    chromium,
     create_table,
     needs_chromium,
     phase_of,
     play_to_end,
-    serve,
     shot,
     sign_in,
     sit_and_fill,
@@ -23,18 +17,6 @@ from test_web_support import (
 )
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-lang")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def test_french_then_italian_on_a_phone(server, browser) -> None:

@@ -7,10 +7,8 @@ room (D34). Screenshots at 1280 and 390 px, in en, fr and it, for a person to lo
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import httpx
-import pytest
 
 from modhelp import grant
 from serverplay import Conn, command, people
@@ -19,10 +17,8 @@ from test_web_support import (
     DESKTOP,
     PHONE,
     Watched,
-    chromium,
     create_table,
     needs_chromium,
-    serve,
     shot,
     sign_in,
     sit_and_fill,
@@ -30,18 +26,6 @@ from test_web_support import (
 )
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-moderation")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def languages(page, name: str, ready: str, phone_tab: str | None = None) -> None:

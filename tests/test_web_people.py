@@ -4,18 +4,13 @@ markup in names and chat is text that runs nothing (issue 9)."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-
-import pytest
 
 from test_web_support import (
     DESKTOP,
     Watched,
-    chromium,
     create_table,
     fill_with_bots,
     needs_chromium,
-    serve,
     sign_in,
     sit,
     sit_and_fill,
@@ -23,18 +18,6 @@ from test_web_support import (
 )
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-people")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def join(page, base: str, name: str, table_id: str) -> None:

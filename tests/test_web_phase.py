@@ -9,18 +9,13 @@ to a phase the player never saw. Chat and leaving are not tied to a phase.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from test_web_support import (
     DESKTOP,
     Watched,
-    chromium,
     create_table,
     needs_chromium,
-    serve,
     sign_in,
     sit_and_fill,
     start,
@@ -29,18 +24,6 @@ from test_web_support import (
 pytestmark = needs_chromium
 
 DAY_1 = {"kind": "day", "number": 1}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-phase")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def sent_actions(watched: Watched) -> list[dict[str, Any]]:

@@ -7,10 +7,8 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Iterator
 
 import httpx
-import pytest
 from playwright.sync_api import Page
 
 from test_web_support import (
@@ -24,7 +22,6 @@ from test_web_support import (
     needs_chromium,
     pass_now,
     phase_of,
-    serve,
     shot,
     sign_in,
     sit,
@@ -35,12 +32,6 @@ pytestmark = needs_chromium
 
 SCORE = {"HUMAN": "1 – 0", "TRUSIS": "0 – 1", "CASTAWAY": "0 – 0", "DRAW": "0 – 0"}
 """The series' score (Humans – Trusis) after one game, by its winner."""
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-rematch")) as proc:
-        yield proc
 
 
 def act_then_pass(page: Page) -> None:

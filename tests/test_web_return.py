@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,11 +17,9 @@ from test_web_support import (
     DESKTOP,
     PHONE,
     Watched,
-    chromium,
     create_table,
     fill_with_bots,
     needs_chromium,
-    serve,
     shot,
     sign_in,
     sit,
@@ -40,18 +37,6 @@ WORDS = {
               "left": "Vous avez quitté cette partie", "back": "Bon retour",
               "claimed": "Vous jouez la place 2"},
 }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-return")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def table_with_bob(server, browser, size: str) -> tuple[Watched, Watched, str]:

@@ -5,29 +5,20 @@ this one out too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from serverproc import ServerProcess
-from test_web_support import DESKTOP, Watched, chromium, needs_chromium, serve, shot
+from test_web_support import (
+    DESKTOP,
+    Watched,
+    needs_chromium,
+    shot,
+)
 
 pytestmark = needs_chromium
 PASSWORD = "a long password"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with serve(tmp_path_factory.mktemp("web-sessions")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def menu(page: Any, item: str) -> None:

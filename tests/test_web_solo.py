@@ -7,15 +7,11 @@ import json
 import re
 import socket
 import time
-from collections.abc import Iterator
-
-import pytest
 
 from test_web_support import (
     DESKTOP,
     Helper,
     Watched,
-    chromium,
     create_table,
     frames_of,
     needs_chromium,
@@ -30,18 +26,6 @@ from test_web_support import (
 )
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with serve(tmp_path_factory.mktemp("web-solo")) as proc:
-        yield proc
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with chromium() as b:
-        yield b
 
 
 def test_one_person_and_four_bots_from_the_lobby_to_the_end_screen(server, browser) -> None:

@@ -67,6 +67,22 @@ def serve(tmp: Path) -> Iterator[ServerProcess]:
         server.stop()
 
 
+@pytest.fixture(scope="module", name="server")
+def module_server(tmp_path_factory: pytest.TempPathFactory,
+                  request: pytest.FixtureRequest) -> Iterator[ServerProcess]:
+    """Fixture `server` (tests/conftest.py): one `trusis serve` for a web test module, in a
+    folder of its own."""
+    with serve(tmp_path_factory.mktemp(request.module.__name__.removeprefix("test_"))) as proc:
+        yield proc
+
+
+@pytest.fixture(scope="module", name="browser")
+def module_browser() -> Iterator[Browser]:
+    """Fixture `browser` (tests/conftest.py): one Chromium for a web test module."""
+    with chromium() as browser:
+        yield browser
+
+
 @contextlib.contextmanager
 def chromium() -> Iterator[Browser]:
     assert sync_playwright is not None
