@@ -4,7 +4,9 @@ markup in names and chat is text that runs nothing (issue 9)."""
 from __future__ import annotations
 
 import secrets
+import time
 
+from serverproc import Guest
 from test_web_support import (
     DESKTOP,
     Watched,
@@ -136,3 +138,31 @@ def test_a_private_table_is_joined_through_the_invite_link_its_host_sees(server,
     finally:
         for c in contexts:
             c.close()
+
+
+def test_a_click_held_while_someone_sits_down_still_counts(server, browser) -> None:
+    """Before: each `table` message redrew the waiting room, replacing its buttons, so a
+    press that began before another player sat down and ended after it clicked nothing
+    (seen in CI: the host's "Fill with bots" lost). The redraw now waits for the release."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    page = Watched(context).page
+    try:
+        sign_in(page, server.url, "Hil")
+        table_id = create_table(page, 6)
+        sit(page)
+        page.locator(".wait-seat.is-me").wait_for()
+        button = page.locator("button[data-focus=add-bot]")
+        button.wait_for()
+        time.sleep(0.5)  # the redraws of the host's own sitting are over
+        box = button.bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        Guest(server.url, "Ivo").sit(table_id)  # the table changes under the press
+        time.sleep(1.0)  # its `table` message has arrived (coalesced, ~0.25 s)
+        page.mouse.up()
+        page.locator(".wait-seat", has_text="Ivo").wait_for(timeout=5000)
+        page.locator(".wait-seat .badge", has_text="bot").first.wait_for(timeout=5000)
+        assert page.locator(".wait-seat.is-taken").count() == 3
+    finally:
+        context.close()

@@ -33,6 +33,18 @@ export class WaitingRoom {
     this.el = h("section", { class: "waiting", attrs: { tabindex: "-1" } });
     this.kind = null;
     this.busy = false;
+    // A redraw replaces the buttons: one between a press and its release loses the click
+    // (seen when another player sat down just then). While a press is held in the waiting
+    // room the redraw waits, and happens once the click has been delivered.
+    this.pressed = false;
+    this.el.addEventListener("pointerdown", () => { this.pressed = true; });
+    this.release = () => {
+      if (!this.pressed) return;
+      this.pressed = false;
+      setTimeout(() => this.render(), 0);
+    };
+    document.addEventListener("pointerup", this.release);
+    document.addEventListener("pointercancel", this.release);
   }
 
   path(suffix = "") {
@@ -82,6 +94,7 @@ export class WaitingRoom {
     if (!table) { fill(this.el, h("p", { class: "hint" }, t("wait.loading"))); return; }
     const { kinds: list, default: def } = await kinds();
     if (!this.kind) this.kind = def;
+    if (this.pressed) return;  // drawn on release (see the constructor)
     // Drawn again only when the table changes: an open list or a focused button stays.
     const key = JSON.stringify([lang(), table, this.busy, !!this.app.me]);
     if (key === this.key) return;
@@ -186,5 +199,9 @@ export class WaitingRoom {
         kind === "person" && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.remove"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.remove_label", { name: s.name }) }, on: { click: () => this.remove(s.seat, s.name) } }) : null));
   }
 
-  stop() { this.balance.stop(); }
+  stop() {
+    this.balance.stop();
+    document.removeEventListener("pointerup", this.release);
+    document.removeEventListener("pointercancel", this.release);
+  }
 }
