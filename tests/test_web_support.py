@@ -171,7 +171,7 @@ def fill_with_bots(page: Page) -> None:
 
 def sit_and_fill(page: Page, table_id: str, *helpers: Guest) -> None:
     """The host sits, the helpers take the next seats, bots fill the rest (once the page
-    shows the helpers seated: a click while the waiting room redraws can be lost)."""
+    shows the helpers seated, so that the bots take the seats left)."""
     sit(page)
     for helper in helpers:
         helper.sit(table_id)
