@@ -41,6 +41,15 @@ class LegalAction:
 
     client: dict[str, object] | None = field(default=None, compare=False, repr=False)
 
+    # Written out, not generated: mypyc compiles this one (see events.Event).
+    def __init__(self, do: str, targets: tuple[int, ...] = (), shown: tuple[int, ...] = (),
+                 withdraw: bool = False) -> None:
+        self.do = do
+        self.targets = targets
+        self.shown = shown
+        self.withdraw = withdraw
+        self.client = None
+
     def to_dict(self) -> dict[str, object]:
         """The client form: `{"do", "targets", "shown"?, "withdraw"?}`.
 
