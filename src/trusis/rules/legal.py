@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Final
 
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
 from trusis.rules.frozen import FrozenDict, FrozenList
@@ -73,10 +74,10 @@ class LegalAction:
         return client
 
 
-_PASS = LegalAction(PASS)  # shared: legal actions are read-only
-_LEAVE = LegalAction(LEAVE)
+_PASS: Final = LegalAction(PASS)  # shared: legal actions are read-only
+_LEAVE: Final = LegalAction(LEAVE)
 # (table size, seat) -> its `say` while everyone is present, shared by every game.
-_FULL_TABLE_SAYS: dict[tuple[int, int], LegalAction] = {}
+_FULL_TABLE_SAYS: Final[dict[tuple[int, int], LegalAction]] = {}
 
 
 def _say(state: GameState, seat: int) -> LegalAction:
