@@ -131,6 +131,10 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
         others = state.others.get(seat)
         if others is None:
             others = state.others_of(seat)
+        if len(powers) == 1 and powers[0] == VOTE:  # most roles by day, the TRUSIS by night
+            vote = LegalAction(VOTE, others, (), True)
+            memo[key] = (vote, _PASS, _LEAVE, say)
+            return [vote, _PASS, _LEAVE, say]
         result: list[LegalAction] = []
         complete = True  # no power left out: the list may be cached for this phase kind
         for power in powers:
