@@ -84,6 +84,18 @@ class Action:
     to: int | None = None
     by: str | None = None
 
+    # Written out, not generated: mypyc compiles this one (see events.Event).
+    def __init__(self, do: str, seat: int | None = None, target: int | None = None,
+                 shown: int | None = None, text: str | None = None, to: int | None = None,
+                 by: str | None = None) -> None:
+        self.do = do
+        self.seat = seat
+        self.target = target
+        self.shown = shown
+        self.text = text
+        self.to = to
+        self.by = by
+
     def to_dict(self) -> dict[str, Any]:
         """The record form: only the fields this `do` uses."""
         data: dict[str, Any] = {}

@@ -11,7 +11,7 @@ after the seeded deal.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from trusis.rules.actions import (
     LEAVE,
@@ -57,9 +57,9 @@ from trusis.rules.setup import check_explicit_deal, check_player_count, deal_rol
 from trusis.rules.state import GameState
 from trusis.rules.victory import DRAW
 
-MAX_MESSAGE = 500  # characters in one chat message (decision, docs/rules.md)
+MAX_MESSAGE: Final = 500  # characters in one chat message (decision, docs/rules.md)
 MAX_SEED_DIGITS = 4300  # Python's default limit for int <-> str: a record must hold the seed
-_SEED_BOUND = 10 ** MAX_SEED_DIGITS
+_SEED_BOUND = 10 ** MAX_SEED_DIGITS  # not Final: mypyc would fold 10**4300 (and crash)
 
 
 def new_game(
@@ -277,7 +277,7 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
     state.tell(out, (seat, to), "whispered", {"seat": seat, "to": to, "text": text})
 
 
-_HANDLERS: dict[str, Callable[[GameState, Action, list[Event]], None]] = {
+_HANDLERS: Final[dict[str, Callable[[GameState, Action, list[Event]], None]]] = {
     VOTE: vote,
     ILLUSION: illusion,
     PROTECT: choice,

@@ -39,6 +39,16 @@ class Event:
     audience: Audience = PUBLIC
     seats: tuple[int, ...] = ()
 
+    # Written out, not generated: mypyc compiles this one to C, while the dataclass's
+    # own __init__ would run as Python code (the engine makes an event per action).
+    def __init__(self, seq: int, code: str, params: dict[str, Any],
+                 audience: Audience = PUBLIC, seats: tuple[int, ...] = ()) -> None:
+        self.seq = seq
+        self.code = code
+        self.params = params
+        self.audience = audience
+        self.seats = seats
+
     def visible_to(self, seat: int | None) -> bool:
         """Whether `seat` (None for a spectator) may receive this event."""
         if self.audience == PUBLIC:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Final
 
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
 from trusis.rules.frozen import FrozenDict, FrozenList
@@ -20,6 +21,7 @@ from trusis.rules.roles import (
     PROTECT,
     REVIVE,
     SWEEP,
+    VOTE,
 )
 from trusis.rules.state import GameState
 
@@ -40,6 +42,15 @@ class LegalAction:
     withdraw: bool = False
 
     client: dict[str, object] | None = field(default=None, compare=False, repr=False)
+
+    # Written out, not generated: mypyc compiles this one (see events.Event).
+    def __init__(self, do: str, targets: tuple[int, ...] = (), shown: tuple[int, ...] = (),
+                 withdraw: bool = False) -> None:
+        self.do = do
+        self.targets = targets
+        self.shown = shown
+        self.withdraw = withdraw
+        self.client = None
 
     def to_dict(self) -> dict[str, object]:
         """The client form: `{"do", "targets", "shown"?, "withdraw"?}`.
@@ -63,10 +74,10 @@ class LegalAction:
         return client
 
 
-_PASS = LegalAction(PASS)  # shared: legal actions are read-only
-_LEAVE = LegalAction(LEAVE)
+_PASS: Final = LegalAction(PASS)  # shared: legal actions are read-only
+_LEAVE: Final = LegalAction(LEAVE)
 # (table size, seat) -> its `say` while everyone is present, shared by every game.
-_FULL_TABLE_SAYS: dict[tuple[int, int], LegalAction] = {}
+_FULL_TABLE_SAYS: Final[dict[tuple[int, int], LegalAction]] = {}
 
 
 def _say(state: GameState, seat: int) -> LegalAction:
@@ -92,16 +103,17 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
     The LegalAction objects are shared between calls until someone dies,
     revives, leaves or is replaced: treat them as read-only.
     """
-    memo = state.memo
     if (
         state.running and 0 < seat <= state.n and state.alive[seat] and not state.passed[seat]
         and not state.left[seat]
     ):
         # The common case: a seat that may act. Its whole list is cached by phase kind
-        # (valid until someone dies, revives, leaves or is replaced, as each entry is),
-        # except after a sweep or a foresee tonight, which drop that power.
+        # (valid until someone dies, revives, leaves or is replaced), except after a
+        # sweep or a foresee tonight, which drop that power. The key is an int (the
+        # seat, negated by night): no tuple to make and hash on every call.
         kind = state.kind
-        key = (seat, kind)
+        key = seat if kind == DAY else -seat
+        memo = state.memo
         cached = memo.get(key)
         if cached is not None and (
             kind == DAY or (seat not in state.swept and seat not in state.foreseen)
@@ -110,20 +122,31 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
         say = state.says.get(seat)  # kept until someone leaves or is replaced
         if say is None:
             say = _say(state, seat)
+        powers = POWERS_BY_PHASE[(state.roles[seat], kind)]
+        if not powers:  # most roles by night
+            memo[key] = (_PASS, _LEAVE, say)
+            return [_PASS, _LEAVE, say]
+        # A miss is the usual case in a game: every death or revival drops the cache.
+        # Each power is made here, not looked up: the seats it names changed too.
+        others = state.others.get(seat)
+        if others is None:
+            others = state.others_of(seat)
+        if len(powers) == 1 and powers[0] == VOTE:  # most roles by day, the TRUSIS by night
+            vote = LegalAction(VOTE, others, (), True)
+            memo[key] = (vote, _PASS, _LEAVE, say)
+            return [vote, _PASS, _LEAVE, say]
         result: list[LegalAction] = []
         complete = True  # no power left out: the list may be cached for this phase kind
-        for power in POWERS_BY_PHASE[(state.roles[seat], kind)]:
-            if power == SWEEP:
-                if seat in state.swept:
+        for power in powers:
+            if power == VOTE:
+                result.append(LegalAction(VOTE, others, (), True))
+            elif power == SWEEP or power == FORESEE:
+                if seat in (state.swept if power == SWEEP else state.foreseen):
                     complete = False
                     continue
-            elif power == FORESEE and seat in state.foreseen:
-                complete = False
-                continue
-            legal = memo.get((seat, power))
-            if legal is None:
-                legal = memo[(seat, power)] = _make(state, seat, power)
-            result.append(legal)
+                result.append(LegalAction(power, others))
+            else:
+                result.append(_make(state, seat, power, others))
         result.extend((_PASS, _LEAVE, say))
         if complete:
             memo[key] = tuple(result)
@@ -138,22 +161,17 @@ def legal_actions(state: GameState, seat: int) -> list[LegalAction]:
     return [_LEAVE, say]  # dead, or passed
 
 
-def _make(state: GameState, seat: int, power: str) -> LegalAction:
-    """The LegalAction of one power for one seat, given who is alive (R14)."""
+def _make(state: GameState, seat: int, power: str, others: tuple[int, ...]) -> LegalAction:
+    """The LegalAction of one choice power for one seat, given who is alive (R14)."""
     if power == REVIVE:
         alive = state.alive
         return LegalAction(REVIVE, tuple([s for s in range(1, state.n + 1) if not alive[s]]),
                            (), True)
     if power == PROTECT:
         return LegalAction(PROTECT, state.living, (), True)
-    others = state.others.get(seat)
-    if others is None:
-        others = state.others_of(seat)
     if power == ILLUSION:
         return LegalAction(ILLUSION, others, others, True)
-    if power in (SWEEP, FORESEE):
-        return LegalAction(power, others)
-    return LegalAction(power, others, (), True)  # vote, extra_vote, kamikaze
+    return LegalAction(power, others, (), True)  # extra_vote, kamikaze
 
 
 def concrete_actions(state: GameState, seat: int) -> Iterator[Action]:

@@ -7,6 +7,8 @@ untouched) before it changes anything, and appends the events it makes to `out`.
 
 from __future__ import annotations
 
+from typing import Final
+
 from trusis.rules.actions import Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.events import SEATS, Event
@@ -92,7 +94,7 @@ def check_target(state: GameState, seat: int, power: str, target: int,
 # -- game actions ------------------------------------------------------------
 
 
-CHOICES: dict[str, str] = {
+CHOICES: Final[dict[str, str]] = {
     PROTECT: "protects", EXTRA_VOTE: "extra_votes", KAMIKAZE_STRIKE: "kamikazes",
     REVIVE: "revives",
 }

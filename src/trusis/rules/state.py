@@ -17,13 +17,14 @@ from trusis.rules.frozen import FrozenDict, freeze, thaw
 from trusis.rules.roles import DAY, STANDARD_LIST
 
 # Roles listed in the order they first appear in the standard list (R2), as docs/record.md does.
-COMPOSITION_ORDER = tuple(dict.fromkeys(STANDARD_LIST))
+COMPOSITION_ORDER: Final = tuple(dict.fromkeys(STANDARD_LIST))
 
 RUNNING: Final = "running"
 FINISHED: Final = "finished"
 
 
-_COMPOSITIONS: dict[tuple[str, ...], FrozenDict[str, int]] = {}  # sorted roles -> composition
+# Sorted roles -> composition.
+_COMPOSITIONS: Final[dict[tuple[str, ...], FrozenDict[str, int]]] = {}
 
 
 def _composition(roles: list[str]) -> FrozenDict[str, int]:

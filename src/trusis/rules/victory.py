@@ -7,12 +7,13 @@ at the end of every phase (R30 step 3), and in the statistics.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from trusis.rules.roles import CASTAWAY, TEAM_CASTAWAY, TEAM_HUMAN, TEAM_OF, TEAM_TRUSIS, TRUSIS
 
-DRAW = "DRAW"
-STALEMATE_PHASES = 6  # R34
-PHASE_LIMIT = 100  # D15: a game that reaches the end of Night 50 without a winner is a draw
+DRAW: Final = "DRAW"
+STALEMATE_PHASES: Final = 6  # R34
+PHASE_LIMIT: Final = 100  # D15: a game that reaches the end of Night 50 without a winner is a draw
 
 
 def winner_of(roles: Sequence[str], alive: Sequence[bool]) -> str | None:

@@ -7,7 +7,7 @@ snapshots, `trusis replay --as`, bots and the end screen all read this view.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from trusis.rules.formats import View
 from trusis.rules.frozen import FrozenDict, FrozenList
@@ -15,9 +15,9 @@ from trusis.rules.legal import legal_actions
 from trusis.rules.roles import DAY, NIGHT, TEAM_OF, TRUSIS
 from trusis.rules.state import GameState
 
-VIEW_FORMAT = "trusis-view/1"
-_NONE: FrozenDict[str, int] = FrozenDict()  # no votes shown: shared, read-only
-_EMPTY: FrozenList[int] = FrozenList()  # no seats: shared, read-only
+VIEW_FORMAT: Final = "trusis-view/1"
+_NONE: Final[FrozenDict[str, int]] = FrozenDict()  # no votes shown: shared, read-only
+_EMPTY: Final[FrozenList[int]] = FrozenList()  # no seats: shared, read-only
 
 
 def composition(state: GameState) -> dict[str, int]:
