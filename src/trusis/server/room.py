@@ -297,6 +297,7 @@ class Room:
                 stale = IllegalAction("stale_phase", kind=made_in[0], number=made_in[1])
                 return Outcome(action, [], stale, None, False, False)
             now = time.time()
+            before = self.deadline
             outcome = table.submit(action, now)
             if outcome.index is not None:
                 # R12: the next phase's deadline (none after the end) is the room's only
@@ -342,7 +343,9 @@ class Room:
                 self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
-            self.wake.set()
+            if self.deadline != before or not table.state.running or (
+                    self.bots is not None and self.bots.seats):
+                self.wake.set()  # the next timed moment may have changed (timers.py)
             return outcome
 
     async def lose(self) -> None:
