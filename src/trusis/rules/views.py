@@ -254,8 +254,8 @@ def view_json(state: GameState, seat: int | None, chat: bool = True) -> bytes:
     if "votes" in fields:  # the TRUSIS at night (R24): their own votes replace the shared
         return orjson.dumps(_seat_part(state, seat, public, chat))
     cached = state.memo.get("public json")
-    if cached is None or cached[0] != state.seq:
-        cached = state.memo["public json"] = (state.seq, orjson.dumps(public)[:-1])
+    if cached is None or cached[0] is not public:  # the bytes of this very dict, no other
+        cached = state.memo["public json"] = (public, orjson.dumps(public)[:-1])
     return cached[1] + b"," + orjson.dumps(fields)[1:]
 
 
