@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import orjson
+
 from trusis.rules.formats import View
 from trusis.rules.frozen import FrozenDict, FrozenList
 from trusis.rules.legal import legal_actions
@@ -180,6 +182,14 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
                chat: bool = True) -> View:
     """Add to the shared fields what this one seat may see, field by field."""
     data: Any = dict(public)  # a View once complete (typed as Any: no cast to pay for)
+    data.update(_seat_fields(state, seat, chat))  # a key of both keeps its place (votes)
+    return data  # type: ignore[no-any-return]  # (complete: every key of View is set)
+
+
+def _seat_fields(state: GameState, seat: int | None, chat: bool) -> dict[str, Any]:
+    """What this one seat may see beyond the shared fields (and, for the TRUSIS at night,
+    the votes and tally that replace the shared ones: R24), field by field."""
+    data: dict[str, Any] = {}
     data["seat"] = seat
     data["seq"] = state.stream_position(seat)  # this seat's own numbering (events.py)
     if state.kind == NIGHT and seat is not None and state.roles[seat] == TRUSIS:
@@ -191,7 +201,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
             {} if state.running else {str(s): state.roles[s] for s in range(1, state.n + 1)}
         )
         data["legal"] = []
-        return data  # type: ignore[no-any-return]  # (a spectator's: every key it has)
+        return data  # (a spectator's: every key it has)
     role = state.roles[seat]
     data["role"] = role
     data["team"] = TEAM_OF[role]
@@ -209,7 +219,7 @@ def _seat_part(state: GameState, seat: int | None, public: dict[str, Any],
         legal.client if legal.client is not None else legal.to_dict()
         for legal in legal_actions(state, seat)
     ]
-    return data  # type: ignore[no-any-return]  # (complete: every key of View is set)
+    return data
 
 
 def view(state: GameState, seat: int | None, chat: bool = True) -> View:
@@ -226,14 +236,43 @@ def view(state: GameState, seat: int | None, chat: bool = True) -> View:
     Raises ValueError for a seat that is not at the table: a wrong number must
     never reach another seat's lists (a negative index would).
     """
+    _check_seat(state, seat)
+    return _seat_part(state, seat, _public(state), chat)
+
+
+def view_json(state: GameState, seat: int | None, chat: bool = True) -> bytes:
+    """`view(state, seat, chat)` as JSON: the same bytes as `orjson.dumps` of it.
+
+    The fields every seat shares are serialised once per change of the game (kept
+    beside the public part), and each seat's own fields joined to them: the server
+    sends a view to every seat after every event, and the shared part is most of it.
+    The same view code builds both halves: only where the bytes are made changes.
+    """
+    _check_seat(state, seat)
+    public = _public(state)
+    fields = _seat_fields(state, seat, chat)
+    if "votes" in fields:  # the TRUSIS at night (R24): their own votes replace the shared
+        return orjson.dumps(_seat_part(state, seat, public, chat))
+    cached = state.memo.get("public json")
+    if cached is None or cached[0] is not public:  # the bytes of this very dict, no other
+        cached = state.memo["public json"] = (public, orjson.dumps(public)[:-1])
+    return cached[1] + b"," + orjson.dumps(fields)[1:]
+
+
+def _check_seat(state: GameState, seat: int | None) -> None:
+    """Raises ValueError for a seat that is not at the table (see `view`)."""
     if seat is not None and (
         isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= state.n
     ):
         raise ValueError(f"there is no seat {seat!r} at this table (seats 1 to {state.n})")
+
+
+def _public(state: GameState) -> dict[str, Any]:
+    """The shared fields of the state as it is now: rebuilt once per event."""
     cached = state.memo.get("public view")
     if cached is None or cached[0] != state.seq:
         cached = state.memo["public view"] = (state.seq, _public_part(state))
-    return _seat_part(state, seat, cached[1], chat)
+    return cached[1]
 
 
 def all_views(state: GameState) -> dict[int, View]:

@@ -25,7 +25,7 @@ from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
-from trusis.rules.views import view
+from trusis.rules.views import view_json
 from trusis.server.answers import CommandAnswer
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
@@ -233,11 +233,11 @@ class Room:
         if not events:
             return
         client.seq = events[-1]["seq"]
-        # The engine's view itself (a value: views.py), serialised at once and never
-        # kept. A client that is behind gets it folded into the message still waiting
-        # (clients.py).
+        # The engine's view itself (views.py), serialised at once — its shared fields once
+        # for every seat — and never kept. A client that is behind gets it folded into the
+        # message still waiting (clients.py).
         client.send_events(client.seq, events,
-                           dumps(view(table.state, client.seat, chat=False)), self.clock())
+                           view_json(table.state, client.seat, chat=False), self.clock())
 
     def reseat(self, everyone: bool = False) -> None:
         """After seats change hands: each client plays the seat its player holds now (or
@@ -297,6 +297,7 @@ class Room:
                 stale = IllegalAction("stale_phase", kind=made_in[0], number=made_in[1])
                 return Outcome(action, [], stale, None, False, False)
             now = time.time()
+            before = self.deadline
             outcome = table.submit(action, now)
             if outcome.index is not None:
                 # R12: the next phase's deadline (none after the end) is the room's only
@@ -342,7 +343,9 @@ class Room:
                 self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
-            self.wake.set()
+            if self.deadline != before or not table.state.running or (
+                    self.bots is not None and self.bots.seats):
+                self.wake.set()  # the next timed moment may have changed (timers.py)
             return outcome
 
     async def lose(self) -> None:
