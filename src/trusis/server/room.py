@@ -55,7 +55,8 @@ class Stoppable(Protocol):
 
 @dataclass
 class Room:
-    """A table: lobby state, and its game once started."""
+    """A table as this process holds it: its lobby (`lobby`), its connections, and the
+    writer of its game once started."""
 
     id: str
     name: str
@@ -208,7 +209,7 @@ class Room:
     def reseat(self, everyone: bool = False) -> None:
         """After seats change hands: each client plays the seat its player holds now (or
         watches), and starts again from a snapshot when that changed (`everyone`: every
-        client, as at the start). Seats always come from the room's seats, never from what
+        client, as at the start). Seats always come from the lobby's seats, never from what
         a connection held before: a client must not keep a number that is someone else's."""
         for client in list(self.clients):
             seat = self.lobby.seat_of(client.player_id)

@@ -220,7 +220,7 @@ class Seating:
             return code
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
-        if not room.table or not room.table.state.left[seat]:  # a bot plays it already
+        if room.lobby.holding(seat, room.table) != "departed":  # a bot plays it already
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         room.away.pop(seat, None)
         await hand_to_bot(room, seat, kind)
