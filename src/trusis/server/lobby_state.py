@@ -4,7 +4,8 @@
 it writes (table, deadline, lock, bots, timers) and its connections. This is the
 one place that says who holds each seat — a person, a program, a bot, or nobody
 since it departed (R52–R53) — and every change of a seat's holder in memory goes
-through one of its methods (`sit`, `free`, `to_bot`, `to_person`, `replace_all`).
+through one of its methods (`sit`, `free`, `to_bot`, `to_person`, `replace_all`,
+`rename`).
 The callers store the seat's row first (store.py, under the room's lock and its
 lease's fence) and then make the change here; the engine's names come from these
 seats at the start (seating.py) and its `replace` action afterwards (handover.py),
@@ -120,6 +121,12 @@ class LobbyState:
         changed = seats != self.seats
         self.seats = seats
         return changed
+
+    def rename(self, player_id: str, name: str) -> None:
+        """A deleted account (people.py): its seats show `name`, as its stored rows do."""
+        for held in self.seats.values():
+            if held.player_id == player_id:
+                held.name = name
 
     def left_on_purpose(self, seat: int) -> None:
         """Its player's own `leave` (not R52's): back only through the host's link (D31)."""

@@ -160,9 +160,7 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
     await deps.sessions(request).revoke(player.id)  # its connections close, everywhere
     hub = deps.hub(request)
     for room in list(hub.rooms.values()) + list(hub.finished.values()):
-        for seat in room.lobby.seats.values():
-            if seat.player_id == player.id:
-                seat.name = DELETED_NAME
+        room.lobby.rename(player.id, DELETED_NAME)
     hub.finished.clear()
     await identity.sign_out(request, response)
     return {"deleted": True}
