@@ -1,15 +1,15 @@
 """The lobby of one table: its host, options, invite and who holds each seat.
 
-`Room` (room.py) holds one `LobbyState` as `room.lobby`, apart from the live game
-it writes (table, deadline, lock, bots, timers) and its connections. This is the
-one place that says who holds each seat — a person, a program, a bot, or nobody
-since it departed (R52–R53) — and every change of a seat's holder in memory goes
-through one of its methods (`sit`, `free`, `to_bot`, `to_person`, `replace_all`,
-`rename`).
-The callers store the seat's row first (store.py, under the room's lock and its
-lease's fence) and then make the change here; the engine's names come from these
-seats at the start (seating.py) and its `replace` action afterwards (handover.py),
-and the bot driver (botplay.py) seats a bot where a seat here is a bot's.
+`Room` (room.py) holds one `LobbyState` as `room.lobby`, apart from the live game it
+writes (table, deadline, lock, bots, timers) and its connections. This is the one
+place that says who holds each seat — a person, a program, a bot, or nobody since it
+departed (R52–R53) — and every change of a seat's holder in memory goes through one
+of its methods (`sit`, `free`, `to_bot`, `to_person`, `replace_all`, `rename`). It
+does no I/O: for a lobby request or a hand-over, the caller stores the seat's row
+first (store.py, under the room's lock and its lease's fence), so a failed write
+changes nothing here; the engine's names come from these seats at the start
+(seating.py) and its `replace` action afterwards (handover.py), and the bot driver
+(botplay.py) seats a bot where a seat here is a bot's.
 """
 
 from __future__ import annotations
