@@ -100,16 +100,19 @@ async def test_a_seat_gone_past_its_grace_goes_to_a_bot_and_back_to_its_player(
     core_clock.advance(grace - 1)
     await due(room, core_clock.now)
     assert room.table is not None and not room.table.state.left[2]
+    assert room.lobby.holding(2, room.table) == "person"  # only disconnected (D18)
     core_clock.advance(1)
     await due(room, core_clock.now)
     assert last_two(room) == [{"seat": 2, "do": LEAVE}, {"seat": 2, "do": REPLACE, "by": "bot"}]
     assert room.lobby.seats[2].kind == "bot" and room.lobby.seats[2].player_id == bob.id
     assert await seat_rows(core_store, room) == held(room)
     assert room.bots is not None and 2 in room.bots.seats
+    assert room.lobby.holding(2, room.table) == "bot"
     assert bob.id in room.lobby.former and room.away == {}
     assert returnable(room, bob.id) == 2
     assert await hub.return_seat(room, bob) == 2  # D29
     assert held(room)[2] == ("person", "Bob", bob.id, None)
+    assert room.lobby.holding(2, room.table) == "person" and bob.id not in room.lobby.former
     assert room.table.record.actions[-1].to_dict() == {"seat": 2, "do": REPLACE, "by": "Bob"}
     assert 2 not in room.bots.seats
     assert await seat_rows(core_store, room) == held(room)
@@ -131,6 +134,7 @@ async def test_without_bots_a_seat_gone_past_its_grace_leaves_and_passes_by_itse
     leaves = [r for r in await core_store.action_rows(room.id) if '"leave"' in r["data"]]
     assert len(leaves) == 1 and leaves[0]["player_id"] is None
     assert room.lobby.seats[2].kind == "person" and 2 not in room.lobby.quit
+    assert room.lobby.holding(2, room.table) == "departed"  # it passes by itself (R52)
     assert returnable(room, game.people[2].id) == 2
 
 
