@@ -7,9 +7,10 @@ departed (R52–R53) — and every change of a seat's holder in memory goes thro
 of its methods (`sit`, `free`, `to_bot`, `to_person`, `replace_all`, `rename`). It
 does no I/O: for a lobby request or a hand-over, the caller stores the seat's row
 first (store.py, under the room's lock and its lease's fence), so a failed write
-changes nothing here; the engine's names come from these seats at the start
-(seating.py) and its `replace` action afterwards (handover.py), and the bot driver
-(botplay.py) seats a bot where a seat here is a bot's.
+changes nothing here; the engine's names are `names()` at the start (seating.py) and
+change by its `replace` action afterwards (handover.py), and the bot driver
+(botplay.py) plays `bot_seats()` from the start or a restore (`Room.seat_bots`), and
+a hand-over's bot after.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from trusis.bots.registry import DEFAULT_BOT
 from trusis.server.options import TableOptions
 from trusis.server.seat import (
     Reservation,
@@ -65,6 +67,19 @@ class LobbyState:
         if table is not None and table.state.running and table.state.left[seat]:
             return "departed"
         return None if held is None else held.kind
+
+    def empty(self) -> list[int]:
+        """The seats nobody holds (before the start: R1 needs every seat held)."""
+        return [n for n in range(1, self.options.seats + 1) if n not in self.seats]
+
+    def names(self) -> list[str]:
+        """The engine's names for the seats at the start, seat 1 first (seating.py)."""
+        return [self.seats[n].name for n in range(1, self.options.seats + 1)]
+
+    def bot_seats(self) -> list[tuple[int, str]]:
+        """The seats a bot plays, with its kind: what the bot driver plays (botplay.py)."""
+        return [(n, held.bot_kind or DEFAULT_BOT) for n, held in sorted(self.seats.items())
+                if held.kind == "bot"]
 
     def entries(self, player_id: str | None, table: Table | None, finished: bool,
                 connected: Callable[[int], bool]) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from trusis.bots.registry import DEFAULT_BOT, create_bot
+from trusis.bots.registry import create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
@@ -238,10 +238,8 @@ class Room:
         assert self.table is not None
         now = time.time()
         self.bots = BotPlay(self.table, self.pace, self.phase_seconds(), random.Random(seed))
-        for number, seat in sorted(self.lobby.seats.items()):
-            if seat.kind == "bot":
-                self.bots.seat(number, create_bot(seat.bot_kind or DEFAULT_BOT, number,
-                                                  secrets.randbits(31)), now)
+        for number, kind in self.lobby.bot_seats():
+            self.bots.seat(number, create_bot(kind, number, secrets.randbits(31)), now)
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,

@@ -164,13 +164,12 @@ class Seating:
         self._host(room, player)
         async with room.lock:
             self._open(room)
-            seats, every = room.lobby.seats, range(1, room.lobby.options.seats + 1)
-            empty = [n for n in every if n not in seats]
+            empty = room.lobby.empty()
             if empty:
                 raise LobbyError(409, "seats_empty", "every seat needs a person or a bot",
                                  seats=empty)
             seed = secrets.randbits(62)
-            names = [seats[n].name for n in every]  # the engine's names: the lobby's seats
+            names = room.lobby.names()
             now = time.time()
             try:
                 table = Table(names, seed, room.lobby.options.custom, started_at=now)
