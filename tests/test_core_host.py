@@ -92,7 +92,7 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
     room, ann = game.room, game.people[1]
     assert (await act(game.hub, room, game.client(2), "b1", do="leave"))["type"] == "ack"
     code = await game.hub.replace(room, game.host, 2, "person", "")
-    assert code is not None and room.claims == {code: 2}
+    assert code is not None and room.lobby.claims == {code: 2}
     told: list[Message] = []
     make_writer(room, told.append, fenced=True)
     index = len(game.table.record.actions)
@@ -105,7 +105,7 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
     with pytest.raises(LeaseLost):
         await game.submit(Action(SAY, 1, text="never stored"), ann, "c2")
     assert isinstance(room.peers, Replica) and told == []
-    assert (room.owned, room.fence, room.bots, room.claims, room.away) == \
+    assert (room.owned, room.fence, room.bots, room.lobby.claims, room.away) == \
         (False, None, None, {}, {})
     stored = await stored_table(core_store, room.id)
     assert game.table.record.actions == stored.record.actions
@@ -211,7 +211,7 @@ async def test_the_phase_timer_fires_once(core_store: FlakyStore,
     await due(room, core_clock.now)
     assert [a.do for a in game.table.record.actions].count(TIMEOUT) == 1
     assert (game.table.state.kind, game.table.state.number) == ("night", 1)
-    assert room.deadline == core_clock.now + room.options.night_seconds
+    assert room.deadline == core_clock.now + room.lobby.options.night_seconds
     row = await core_store.table_row(room.id)
     assert row is not None and row["deadline"] == room.deadline
     assert [a["do"] for a in await stored_actions(core_store, room.id)].count(TIMEOUT) == 1
@@ -234,7 +234,7 @@ async def test_a_deadline_passed_while_down_fires_once_after_the_game_is_read_ba
     await due(room, core_clock.now)
     assert room.table is not None
     assert [a.do for a in room.table.record.actions].count(TIMEOUT) == 1
-    assert room.deadline == core_clock.now + room.options.night_seconds
+    assert room.deadline == core_clock.now + room.lobby.options.night_seconds
     assert [a["do"] for a in await stored_actions(core_store, room.id)].count(TIMEOUT) == 1
 
 

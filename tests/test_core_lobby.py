@@ -35,7 +35,7 @@ async def seat_rows(store: Store, room: Room) -> dict[int, tuple[Any, ...]]:
 
 
 def held(room: Room) -> dict[int, tuple[Any, ...]]:
-    return {n: (s.kind, s.name, s.player_id, s.bot_kind) for n, s in room.seats.items()}
+    return {n: (s.kind, s.name, s.player_id, s.bot_kind) for n, s in room.lobby.seats.items()}
 
 
 def last_two(room: Room) -> list[dict[str, Any]]:
@@ -72,7 +72,7 @@ async def test_the_lobby_stores_each_seat_and_the_start_tells_each_client_its_se
     row = await core_store.table_row(room.id)
     assert row is not None
     assert (row["status"], row["deadline"], row["deadline_phase"]) == \
-        ("running", core_clock.now + room.options.day_seconds, "day:1")
+        ("running", core_clock.now + room.lobby.options.day_seconds, "day:1")
     for seat in (1, None):
         snapshot = game.client(seat).of_type("snapshot")[-1]
         assert snapshot["view"] == room.table.snapshot(seat)
@@ -91,7 +91,7 @@ async def test_a_seat_gone_past_its_grace_goes_to_a_bot_and_back_to_its_player(
     takes it at once (D29)."""
     game = await new_game(core_store, core_clock)
     hub, room, bob = game.hub, game.room, game.people[2]
-    grace = room.options.grace_seconds
+    grace = room.lobby.options.grace_seconds
     disconnect(room, game.client(2))
     assert room.away == {2: core_clock.now}
     with pytest.raises(LobbyError) as not_left:
@@ -100,16 +100,19 @@ async def test_a_seat_gone_past_its_grace_goes_to_a_bot_and_back_to_its_player(
     core_clock.advance(grace - 1)
     await due(room, core_clock.now)
     assert room.table is not None and not room.table.state.left[2]
+    assert room.lobby.holding(2, room.table) == "person"  # only disconnected (D18)
     core_clock.advance(1)
     await due(room, core_clock.now)
     assert last_two(room) == [{"seat": 2, "do": LEAVE}, {"seat": 2, "do": REPLACE, "by": "bot"}]
-    assert room.seats[2].kind == "bot" and room.seats[2].player_id == bob.id
+    assert room.lobby.seats[2].kind == "bot" and room.lobby.seats[2].player_id == bob.id
     assert await seat_rows(core_store, room) == held(room)
     assert room.bots is not None and 2 in room.bots.seats
-    assert bob.id in room.former and room.away == {}
+    assert room.lobby.holding(2, room.table) == "bot"
+    assert bob.id in room.lobby.former and room.away == {}
     assert returnable(room, bob.id) == 2
     assert await hub.return_seat(room, bob) == 2  # D29
     assert held(room)[2] == ("person", "Bob", bob.id, None)
+    assert room.lobby.holding(2, room.table) == "person" and bob.id not in room.lobby.former
     assert room.table.record.actions[-1].to_dict() == {"seat": 2, "do": REPLACE, "by": "Bob"}
     assert 2 not in room.bots.seats
     assert await seat_rows(core_store, room) == held(room)
@@ -124,13 +127,14 @@ async def test_without_bots_a_seat_gone_past_its_grace_leaves_and_passes_by_itse
     game = await new_game(core_store, core_clock, bots_take_over=False)
     room = game.room
     disconnect(room, game.client(2))
-    core_clock.advance(room.options.grace_seconds)
+    core_clock.advance(room.lobby.options.grace_seconds)
     await due(room, core_clock.now)
     await due(room, core_clock.now)
     assert room.table is not None and room.table.state.left[2]
     leaves = [r for r in await core_store.action_rows(room.id) if '"leave"' in r["data"]]
     assert len(leaves) == 1 and leaves[0]["player_id"] is None
-    assert room.seats[2].kind == "person" and 2 not in room.quit
+    assert room.lobby.seats[2].kind == "person" and 2 not in room.lobby.quit
+    assert room.lobby.holding(2, room.table) == "departed"  # it passes by itself (R52)
     assert returnable(room, game.people[2].id) == 2
 
 
@@ -144,7 +148,7 @@ async def test_a_claim_code_seats_one_person_once_and_every_other_code_dies(
     hub, room, host = game.hub, game.room, game.host
     bob_client = game.client(2)
     assert (await act(hub, room, bob_client, "b1", do=LEAVE))["type"] == "ack"
-    assert room.quit == {2}  # D31: not given back by coming back
+    assert room.lobby.quit == {2}  # D31: not given back by coming back
     with pytest.raises(LobbyError) as not_host:
         await hub.replace(room, game.people[2], 2, "person", "")
     assert not_host.value.code == "not_host"
@@ -156,7 +160,7 @@ async def test_a_claim_code_seats_one_person_once_and_every_other_code_dies(
     assert room.table is not None
     knew = room.table.snapshot(2)
     assert await hub.claim(room, carl, first) == 2
-    assert room.claims == {}
+    assert room.lobby.claims == {}
     for player, code in ((dan, second), (dan, first)):
         with pytest.raises(LobbyError) as dead:
             await hub.claim(room, player, code)
@@ -188,11 +192,11 @@ async def test_claim_codes_die_when_the_seat_goes_to_a_bot(
     assert code is not None
     if by == "grace":
         disconnect(room, game.client(2))
-        core_clock.advance(room.options.grace_seconds)
+        core_clock.advance(room.lobby.options.grace_seconds)
         await due(room, core_clock.now)
     else:
         assert await hub.replace(room, game.host, 2, "bot", "heuristic") is None
-    assert room.seats[2].kind == "bot" and room.claims == {}
+    assert room.lobby.seats[2].kind == "bot" and room.lobby.claims == {}
     carl = await core_store.new_player("Carl", "guest")
     with pytest.raises(LobbyError) as dead:
         await hub.claim(room, carl, code)
@@ -222,8 +226,8 @@ async def test_two_claims_at_once_seat_one_person(
     assert refused[0].code in ("no_such_claim", "not_left")
     assert room.table is not None
     assert [a.by for a in room.table.record.actions if a.do == REPLACE] in (["Carl"], ["Dan"])
-    assert room.seats[2].name == room.table.record.actions[-1].by
-    assert await seat_rows(core_store, room) == held(room) and room.claims == {}
+    assert room.lobby.seats[2].name == room.table.record.actions[-1].by
+    assert await seat_rows(core_store, room) == held(room) and room.lobby.claims == {}
 
 
 @pytest.mark.asyncio
@@ -236,7 +240,7 @@ async def test_a_failed_write_of_the_grace_leave_is_tried_again(
     game = await new_game(core_store, core_clock, bots_take_over=bots_take_over)
     room = game.room
     disconnect(room, game.client(2))
-    core_clock.advance(room.options.grace_seconds)
+    core_clock.advance(room.lobby.options.grace_seconds)
     core_store.fail_next("error")
     with pytest.raises(RuntimeError):
         await due(room, core_clock.now)
@@ -244,7 +248,7 @@ async def test_a_failed_write_of_the_grace_leave_is_tried_again(
     core_clock.advance(1)  # timers.py `_run` tries again a second later
     await due(room, core_clock.now)
     assert departed(room.table, 2) and room.away == {}  # left, or a bot's (R53)
-    assert (room.seats[2].kind == "bot") == bots_take_over
+    assert (room.lobby.seats[2].kind == "bot") == bots_take_over
 
 
 @pytest.mark.asyncio
@@ -257,9 +261,9 @@ async def test_after_a_restart_a_player_whose_seat_a_bot_took_gets_a_snapshot(
     room, bob = game.room, game.client(2)
     seen = bob.seq
     disconnect(room, bob)
-    core_clock.advance(room.options.grace_seconds)
+    core_clock.advance(room.lobby.options.grace_seconds)
     await due(room, core_clock.now)
-    assert room.seats[2].kind == "bot"
+    assert room.lobby.seats[2].kind == "bot"
     for n in range(seen + 5):  # the spectators' stream grows past Bob's number
         await act(game.hub, room, game.client(1), f"s{n}", do="say", text=f"line {n}")
     live = fake_client(game.people[2], None)

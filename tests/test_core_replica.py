@@ -193,10 +193,10 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
     leave = await act(game.hub, owner, game.client(2), "bye", do=LEAVE)  # D31, on purpose
     assert leave["type"] == "ack"
     assert await game.hub.replace(owner, game.host, 2, "bot", "heuristic") is None  # R53
-    assert owner.seats[2].kind == "bot"
+    assert owner.lobby.seats[2].kind == "bot"
     assert await bus.deliver(follower) == 0
     quiet(follower)
-    assert follower.seats == owner.seats and follower.former == owner.former
+    assert follower.lobby.seats == owner.lobby.seats and follower.lobby.former == owner.lobby.former
     for player_id in (game.host.id, game.people[2].id, None):
         assert lobby(follower, player_id) == lobby(owner, player_id)
     for seat in SEATS:
@@ -216,7 +216,7 @@ async def test_a_follower_tells_a_player_who_left_on_purpose_what_the_owner_does
     bus = Bus(owner)
     follower = await load_follower(core_store, owner.id)
     leave = await act(game.hub, owner, game.client(2), "bye", do=LEAVE)
-    assert leave["type"] == "ack" and owner.quit == {2}
+    assert leave["type"] == "ack" and owner.lobby.quit == {2}
     await bus.deliver(follower)
     quiet(follower)
     bob = game.people[2].id
@@ -249,7 +249,7 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
     core_store.fail_next("lease_lost")
     with pytest.raises(LeaseLost):
         await act(game.hub, a, game.client(1), "a1", do=SAY, text="too late")
-    assert a.seats[2].player_id == carl.id  # the stored seats
+    assert a.lobby.seats[2].player_id == carl.id  # the stored seats
     assert a.table is not None and bob.seat is None  # reseated at once: Bob watches
     assert bob.of_type("snapshot")[-1]["view"] == a.table.snapshot(None)
     assert game.client(1).seq == a.table.stream_length(1)  # caught up with the stored game
@@ -293,4 +293,4 @@ async def test_a_follower_that_missed_a_hand_over_catches_up_the_seats_too(
     assert follower.table is not None and owner.table is not None
     assert follower.table.record.actions == owner.table.record.actions
     assert "for Carl" not in str(bob_there.frames)
-    assert follower.seats == owner.seats and bob_there.seat is None
+    assert follower.lobby.seats == owner.lobby.seats and bob_there.seat is None

@@ -23,8 +23,8 @@ async def _read_back(store: FlakyStore, table_id: str) -> dict[int, Seat]:
     room = await load_room(store, row, 1.0)
     rows = {held["seat"]: (held["kind"], held["player_id"])
             for held in await store.seat_rows(table_id)}
-    assert rows == {n: (s.kind, s.player_id) for n, s in room.seats.items()}  # caught up
-    return dict(room.seats)
+    assert rows == {n: (s.kind, s.player_id) for n, s in room.lobby.seats.items()}  # caught up
+    return dict(room.lobby.seats)
 
 
 @pytest.mark.asyncio
@@ -55,5 +55,5 @@ async def test_R53_a_departed_seat_a_person_claimed_is_theirs_after_a_crash_befo
 async def test_a_game_read_back_with_its_rows_up_to_date_keeps_its_seats(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
     game = await new_game(core_store, core_clock)
-    before = dict(game.room.seats)
+    before = dict(game.room.lobby.seats)
     assert await _read_back(core_store, game.room.id) == before

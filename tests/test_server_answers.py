@@ -13,6 +13,7 @@ import pytest
 
 from trusis.server.answers import BadAnswer, CommandAnswer
 from trusis.server.commands import numbered
+from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.room import Room
 from trusis.server.store import Store
@@ -82,7 +83,8 @@ def test_a_dict_that_is_no_answer_is_refused(data: dict[str, object]) -> None:
 def test_an_ack_is_numbered_once_and_kept_so() -> None:
     """The connection that sends an `ack` numbers it; the answer kept is that one, for a
     copy to get it again; a refusal and an ack numbered already are sent as they are."""
-    room = Room("t", "table", "h", "Host", TableOptions(), "invite", cast(Store, None))
+    room = Room("t", "table", LobbyState("h", "Host", TableOptions(), "invite"),
+                cast(Store, None))
     first = CommandAnswer.ack("c-1", count=4)
     room.remember("p", "c-1", first)
     sent = numbered(room, "p", first, 17)

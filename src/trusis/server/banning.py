@@ -20,16 +20,16 @@ _running: set[asyncio.Task[None]] = set()
 
 
 async def _unseat(room: Room, player_id: str) -> None:
-    for number, held in list(room.seats.items()):
+    for number, held in list(room.lobby.seats.items()):
         if held.player_id != player_id or held.kind != "person" or not room.owned:
             continue
         if room.status == "running" and room.table is not None and room.table.state.running:
             await hand_to_bot(room, number)
         elif room.status == "open":
             async with room.lock:
-                if room.seats.get(number) is held:
-                    del room.seats[number]
+                if room.lobby.seats.get(number) is held:
                     await room.store.free_seat(room.id, number, room.fence)
+                    room.lobby.free(number)
             room.broadcast_table()
 
 
@@ -44,7 +44,7 @@ async def _unseat_all(rooms: list[Room], player_id: str) -> None:
 def unseat_banned(rooms: Iterable[Room], player_id: str) -> None:
     """Start unseating `player_id` from the owned games among `rooms` (no wait)."""
     mine = [r for r in rooms if r.owned and any(s.player_id == player_id
-                                                for s in r.seats.values())]
+                                                for s in r.lobby.seats.values())]
     if mine:
         task = asyncio.get_running_loop().create_task(_unseat_all(mine, player_id))
         _running.add(task)

@@ -19,7 +19,7 @@ async def refuse_join(engine: AsyncEngine, room: Room, player_id: str) -> None:
     b, r = schema.blocks, schema.removals
     async with engine.connect() as conn:
         blocked = (await conn.execute(select(b.c.at).where(
-            b.c.player_id == room.host_id, b.c.blocked_id == player_id))).first()
+            b.c.player_id == room.lobby.host_id, b.c.blocked_id == player_id))).first()
         removed = (await conn.execute(select(r.c.at).where(
             r.c.table_id == room.id, r.c.player_id == player_id))).first()
     if blocked is not None:

@@ -34,7 +34,7 @@ class BlockIn(BaseModel):
 
 
 def _person_at(room: Room, seat: int) -> str:
-    held = room.seats.get(seat)
+    held = room.lobby.seats.get(seat)
     if held is None or held.kind != "person" or held.player_id is None:
         raise LobbyError(409, "not_a_person", f"no person holds seat {seat}", seat=seat)
     return held.player_id
@@ -47,7 +47,7 @@ async def remove(table_id: str, seat: int, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
-    if player.id != room.host_id:
+    if player.id != room.lobby.host_id:
         raise LobbyError(403, "not_host", "only the table's host can do this")
     if room.status != "open":
         raise LobbyError(409, "already_started", "the game has already started")
@@ -82,7 +82,7 @@ async def block(table_id: str, body: BlockIn, request: Request) -> dict[str, Any
                                  "already: unblock one first", limit=MAX_BLOCKS)
             await conn.execute(insert(b).values(player_id=player.id, blocked_id=target,
                                                 at=time.time()))
-    return {"blocked": {"id": target, "name": room.seats[body.seat].name}}
+    return {"blocked": {"id": target, "name": room.lobby.seats[body.seat].name}}
 
 
 @router.get("/tables/{table_id}/blocked")
@@ -91,7 +91,7 @@ async def blocked_here(table_id: str, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
     room = await deps.hub(request).room(table_id, player.id)
     ids = await blocked_ids(deps.store(request).engine, player.id)
-    return {"seats": sorted(n for n, s in room.seats.items() if s.player_id in ids)}
+    return {"seats": sorted(n for n, s in room.lobby.seats.items() if s.player_id in ids)}
 
 
 async def blocked_ids(engine: AsyncEngine, player_id: str) -> set[str]:

@@ -4,7 +4,8 @@ A bot takes a seat when its grace period ends (R52: the seat leaves first) or
 when the host hands it a departed seat; a person only ever takes a departed
 seat (D18). The `replace` action hands it over with all the seat knew; the
 room's seats, the store and every connected client follow (`Room.reseat`): the
-one who held it now watches. Every claim code of the seat dies with it.
+one who held it now watches. Every claim code of the seat dies with it. The
+seat's holder changes in the room's lobby (`LobbyState.to_bot`, `to_person`).
 
 A seat a bot took over stays its player's (`Seat.player_id`): the same player
 takes it back at once when they return (D29), and keeps the game (D32).
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import LEAVE, REPLACE, Action
 from trusis.rules.i18n import seat_label
-from trusis.server.seat import Seat, SeatKind, departed
+from trusis.server.seat import SeatKind, departed
 
 if TYPE_CHECKING:
     from trusis.server.room import Room
@@ -33,16 +34,13 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         await room.submit(Action(LEAVE, seat))
     if not table.state.running:
         return
-    name = f"{room.seats[seat].name} (bot)" if seat in room.seats else seat_label(seat)
+    lobby = room.lobby
+    name = f"{lobby.seats[seat].name} (bot)" if seat in lobby.seats else seat_label(seat)
 
     async def seated() -> None:  # under the room's lock, before anyone reads the replace
-        room.drop_claims(seat)
-        held = room.seats.get(seat)
-        owner = held.player_id if held is not None else None
-        if owner is not None:
-            room.former.add(owner)
+        lobby.drop_claims(seat)
         await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
-        room.seats[seat] = Seat("bot", name, owner, kind)  # still its player's (D29)
+        lobby.to_bot(seat, name, kind)  # still its player's (D29), who watches now
         room.reseat()  # the person now watches; the seat is the bot's
         if room.bots is not None:
             room.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
@@ -61,14 +59,12 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
         return False
 
     async def seated() -> None:  # under the room's lock, before anyone reads the replace
-        room.drop_claims(seat)
+        room.lobby.drop_claims(seat)
         room.away.pop(seat, None)
         if room.bots is not None:
             room.bots.unseat(seat)
         await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
-        room.seats[seat] = Seat(kind, name, player_id)
-        room.quit.discard(seat)
-        room.former.discard(player_id)
+        room.lobby.to_person(seat, kind, name, player_id)
         room.reseat()
         if not room.connected(seat):  # until its player connects, its grace runs (R52)
             room.away[seat] = time.time()
@@ -84,7 +80,8 @@ def returnable(room: Room, player_id: str) -> int | None:
     table = room.table
     if table is None or not table.state.running:
         return None
-    for number, held in room.seats.items():
-        if held.player_id == player_id and number not in room.quit and departed(table, number):
+    lobby = room.lobby
+    for number, held in lobby.seats.items():
+        if held.player_id == player_id and number not in lobby.quit and departed(table, number):
             return number
     return None

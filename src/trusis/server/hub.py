@@ -19,6 +19,7 @@ from trusis.server.banning import unseat_banned
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
 from trusis.server.limits import EXPIRED, expired_table
+from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, LocalOwner, Owner
 from trusis.server.protocol import ActionIn
@@ -125,11 +126,11 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             self.finished[table_id] = room
             while len(self.finished) > FINISHED_CACHED:  # the oldest read first
                 self.finished.pop(next(iter(self.finished)))
-        if room.options.private and not (
-            (invite is not None and secrets.compare_digest(invite, room.invite))
-            or player_id == room.host_id
+        if room.lobby.options.private and not (
+            (invite is not None and secrets.compare_digest(invite, room.lobby.invite))
+            or player_id == room.lobby.host_id
             or (player_id is not None and any(s.player_id == player_id
-                                              for s in room.seats.values()))  # D29
+                                              for s in room.lobby.seats.values()))  # D29
             or (player_id is not None and kept_for(room, player_id))  # a rematch's seat
         ):
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
@@ -143,9 +144,9 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         except SetupError as err:
             raise setup_refusal(err) from None
         table_id = new_id(10)
-        room = Room(table_id, name, host.id, host.name, options, new_id(16), self.store,
-                    self.pace, on_finished=self.finished_game)
-        await self.store.new_table(table_id, name, host.id, options.public(), room.invite,
+        room = Room(table_id, name, LobbyState(host.id, host.name, options, new_id(16)),
+                    self.store, self.pace, on_finished=self.finished_game)
+        await self.store.new_table(table_id, name, host.id, options.public(), room.lobby.invite,
                                    options.private)
         await self.owner.created(room)
         self.rooms[table_id] = room
@@ -251,7 +252,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     async def finished_game(self, room: Room) -> None:
         """Keep the game in its players' history and rate the registered ones."""
         assert room.table is not None
-        holders = {n: s.player_id for n, s in room.seats.items()
+        holders = {n: s.player_id for n, s in room.lobby.seats.items()
                    if s.player_id is not None}  # a bot's seat too: its player's game (D32)
         row = await self.store.table_row(room.id)
         assert row is not None
@@ -287,7 +288,8 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         in the game, so this record replays to the same result; downloads and replays
         are built from it."""
         full = await self.record(room)
-        mine = {n for n, s in room.seats.items() if viewer is not None and s.player_id == viewer}
+        seats = room.lobby.seats
+        mine = {n for n, s in seats.items() if viewer is not None and s.player_id == viewer}
         kept = [(a, t) for a, t in zip(full.actions, full.times, strict=False)
                 if a.do != SAY or a.to is None or a.seat in mine or a.to in mine]
         return Record(full.players, full.seed, full.custom, full.deal, [a for a, _ in kept],

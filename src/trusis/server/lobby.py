@@ -193,7 +193,7 @@ async def replace(table_id: str, seat: int, body: ReplaceIn, request: Request) -
     if code is not None:
         data["claim"] = code
         data["link"] = f"/t/{room.id}" + (
-            f"?invite={room.invite}" if room.options.private else "") + f"#claim={code}"
+            f"?invite={room.lobby.invite}" if room.lobby.options.private else "") + f"#claim={code}"
     return data
 
 

@@ -125,7 +125,7 @@ class LocalOwner:
 
     async def listed(self) -> list[Room]:
         return [r for r in self.holder.rooms.values()
-                if not r.options.private and r.status in ("open", "running")]
+                if not r.lobby.options.private and r.status in ("open", "running")]
 
     async def open(self, row: dict[str, Any]) -> Room | None:
         return None  # every open and running table is in memory: this one is finished

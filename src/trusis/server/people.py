@@ -87,7 +87,7 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
     owner = await deps.identity(request).owner(request)
     room = await hub.room(table_id, owner.player.id if owner else None, invite)
     viewer = owner.player.id if owner else None
-    mine = tuple(sorted(n for n, s in room.seats.items()
+    mine = tuple(sorted(n for n, s in room.lobby.seats.items()
                         if viewer is not None and s.player_id == viewer))
     key = ("replay", room.id, version(room), mine, seat, step)
     found = ends(request).hit(key)
@@ -108,15 +108,15 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
     player = await identity.player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
-    if body.seat > room.options.seats:
+    if body.seat > room.lobby.options.seats:
         raise LobbyError(422, "no_such_seat", f"there is no seat {body.seat}", seat=body.seat)
-    mine = room.seat_of(player.id)
+    mine = room.lobby.seat_of(player.id)
     chat: Sequence[Any] = []
     phase = ""
     if room.table is not None:
         chat = room.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # only what the reporter saw
         phase = room.phase_key()
-    held = room.seats.get(body.seat)  # the person reported, whoever holds the seat later
+    held = room.lobby.seats.get(body.seat)  # the person reported, whoever holds the seat later
     report_id = new_id(12)
     async with deps.store(request).engine.begin() as conn:
         await conn.execute(insert(schema.reports).values(
@@ -132,7 +132,7 @@ async def reports(table_id: str, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
-    if player.id != room.host_id:
+    if player.id != room.lobby.host_id:
         raise LobbyError(403, "not_host", "only the table's host reads its reports")
     r = schema.reports
     async with deps.store(request).engine.connect() as conn:
@@ -160,9 +160,7 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
     await deps.sessions(request).revoke(player.id)  # its connections close, everywhere
     hub = deps.hub(request)
     for room in list(hub.rooms.values()) + list(hub.finished.values()):
-        for seat in room.seats.values():
-            if seat.player_id == player.id:
-                seat.name = DELETED_NAME
+        room.lobby.rename(player.id, DELETED_NAME)
     hub.finished.clear()
     await identity.sign_out(request, response)
     return {"deleted": True}

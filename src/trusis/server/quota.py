@@ -83,7 +83,7 @@ class Quota:
         open_ids = {r.id for r in rooms}
         for table_id in [t for t in self.opened if t not in open_ids]:
             del self.opened[table_id]
-        mine = sum(1 for r in rooms if r.host_id == player_id) + \
+        mine = sum(1 for r in rooms if r.lobby.host_id == player_id) + \
             self.creating.get(player_id, 0)
         cap = self.limits.open_tables_per_player
         if cap and mine >= cap:

@@ -21,6 +21,7 @@ import time
 from typing import Literal
 
 from trusis.server.errors import LobbyError
+from trusis.server.lobby_state import LobbyState
 from trusis.server.owner import Owner
 from trusis.server.rematch_db import add_game, link_of, release, reserve
 from trusis.server.rematch_news import tell_rematch
@@ -49,9 +50,9 @@ def may_propose(room: Room, player: Player, now: float) -> None:
     """D19: the host at once; a seat's holder once the host has had its minute."""
     if room.status != "finished" or room.table is None:
         raise LobbyError(409, "not_finished", "a rematch is proposed once the game has ended")
-    if player.id == room.host_id:
+    if player.id == room.lobby.host_id:
         return
-    if room.seat_of(player.id) is None:
+    if room.lobby.seat_of(player.id) is None:
         raise LobbyError(403, "not_host", "only the table's host can do this")
     wait = ended_at(room) + HOST_FIRST_SECONDS - now
     if wait > 0:
@@ -79,16 +80,16 @@ class Rematches(Seating):
         (a second click, someone else) finds the same table."""
         now = time.time()
         async with room.lock:
-            if room.rematch is not None:
-                return room.rematch
+            if room.lobby.rematch is not None:
+                return room.lobby.rematch
             may_propose(room, player, now)
             before = await link_of(self.store, room.id)
             if before is not None and before.next_id is not None:
-                room.rematch = before.next_id
-                return room.rematch
+                room.lobby.rematch = before.next_id
+                return room.lobby.rematch
             new = await self._new_table(room, player, now)
             await add_game(self.store, before, room.id, new.id)
-            room.rematch = new.id
+            room.lobby.rematch = new.id
         room.broadcast_table()
         tell_rematch(room)
         # The kept seats fall free by themselves: the lobby is told when they do.
@@ -98,26 +99,27 @@ class Rematches(Seating):
     async def _new_table(self, old: Room, host: Player, now: float) -> Room:
         """The new table: same name, options and invite; bots seated, the rest kept."""
         table_id = new_id(10)
-        room = Room(table_id, old.name, host.id, host.name, old.options, old.invite,
-                    self.store, self.pace, on_finished=self.finished_game)
-        room.previous = old.id
-        await self.store.new_table(table_id, old.name, host.id, old.options.public(),
-                                   old.invite, old.options.private)
+        lobby = LobbyState(host.id, host.name, old.lobby.options, old.lobby.invite)
+        room = Room(table_id, old.name, lobby, self.store, self.pace,
+                    on_finished=self.finished_game)
+        room.lobby.previous = old.id
+        await self.store.new_table(table_id, old.name, host.id, old.lobby.options.public(),
+                                   old.lobby.invite, old.lobby.options.private)
         await self.owner.created(room)  # written where the game before was
         kept: dict[int, Reservation] = {}
-        for number, held in sorted(old.seats.items()):
+        for number, held in sorted(old.lobby.seats.items()):
             if held.kind == "bot":
-                room.seats[number] = Seat("bot", held.name, None, held.bot_kind)
+                room.lobby.sit(number, Seat("bot", held.name, None, held.bot_kind))
             elif held.player_id == host.id:  # who proposes plays again, at once
-                room.seats[number] = Seat(held.kind, host.name, host.id)
+                room.lobby.sit(number, Seat(held.kind, host.name, host.id))
             elif held.player_id is not None:
                 kept[number] = Reservation(held.player_id, held.kind, held.name,
                                            now + RESERVE_SECONDS)
-        for number, held in room.seats.items():
+        for number, held in room.lobby.seats.items():
             await self.store.set_seat(table_id, number, held.kind, held.name, held.player_id,
                                       held.bot_kind, room.fence)
         await reserve(self.store, table_id, kept)
-        room.reserved = kept
+        room.lobby.reserved = kept
         self.rooms[table_id] = room
         return room
 
@@ -127,22 +129,22 @@ class Rematches(Seating):
         async with room.lock:
             if room.status != "open":
                 raise LobbyError(409, "already_started", "the game has already started")
-            current = room.seat_of(player.id)
+            current = room.lobby.seat_of(player.id)
             if current is not None:
                 return current  # accepted already: the same answer
-            mine = [n for n, r in room.reserved.items() if r.player_id == player.id]
+            mine = [n for n, r in room.lobby.reserved.items() if r.player_id == player.id]
             if not mine:
                 raise LobbyError(404, "no_reservation", "no seat is kept for you at this table")
             number = mine[0]
-            kind = room.reserved[number].kind
-            if number in room.seats:  # it fell free and someone took it
+            kind = room.lobby.reserved[number].kind
+            if number in room.lobby.seats:  # it fell free and someone took it
                 number = self._free_number(room, None, player.id)
             for seat in mine:
-                del room.reserved[seat]
+                del room.lobby.reserved[seat]
                 await release(self.store, room.id, seat, room.fence)
-            room.seats[number] = Seat(kind, player.name, player.id)
             await self.store.set_seat(room.id, number, kind, player.name, player.id, None,
                                       room.fence)
+            room.lobby.sit(number, Seat(kind, player.name, player.id))
         room.broadcast_table()
         return number
 
@@ -152,14 +154,14 @@ class Rematches(Seating):
         async with room.lock:
             if room.status != "open":
                 raise LobbyError(409, "already_started", "the game has already started")
-            mine = [n for n, r in room.reserved.items() if r.player_id == player.id]
+            mine = [n for n, r in room.lobby.reserved.items() if r.player_id == player.id]
             for seat in mine:
-                del room.reserved[seat]
+                del room.lobby.reserved[seat]
                 await release(self.store, room.id, seat, room.fence)
-            current = room.seat_of(player.id)
+            current = room.lobby.seat_of(player.id)
             if current is not None:
-                del room.seats[current]
                 await self.store.free_seat(room.id, current, room.fence)
+                room.lobby.free(current)
             elif not mine:
                 raise LobbyError(404, "no_reservation", "no seat is kept for you at this table")
         room.broadcast_table()
@@ -180,4 +182,4 @@ class Rematches(Seating):
 def kept_for(room: Room, player_id: str) -> bool:
     """Whether `room` keeps a seat for `player_id`: they may see the table, private or not,
     without its invite (they were at the game before)."""
-    return any(r.player_id == player_id for r in room.reserved.values())
+    return room.lobby.kept_for(player_id)

@@ -52,7 +52,7 @@ async def propose(table_id: str, request: Request,
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id, invite)
     new_id = await hub.propose_rematch(room, player)
-    new = await hub.room(new_id, player.id, room.invite)
+    new = await hub.room(new_id, player.id, room.lobby.invite)
     return {"table": new.info(player.id)}
 
 

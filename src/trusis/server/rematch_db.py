@@ -56,8 +56,8 @@ class Link:
 
 def bot_gives_way(room: Room, seat: int, player_id: str | None) -> bool:
     """D19: at a rematch's table, a person may take a bot's seat (the bot only kept it)."""
-    held = room.seats.get(seat)
-    return (player_id is not None and room.previous is not None and held is not None
+    held = room.lobby.seats.get(seat)
+    return (player_id is not None and room.lobby.previous is not None and held is not None
             and held.kind == "bot")
 
 
@@ -126,8 +126,8 @@ async def refill_rematch(room: Room) -> None:
     """Read a table's rematch facts back (restore.refill): the seats an open table keeps,
     and the rematch a finished one proposed."""
     link = await link_of(room.store, room.id)
-    room.previous = link.previous_id if link is not None else None
+    room.lobby.previous = link.previous_id if link is not None else None
     if room.status == "open":
-        room.reserved = await reserved(room.store, room.id)
+        room.lobby.reserved = await reserved(room.store, room.id)
     elif room.status == "finished":
-        room.rematch = link.next_id if link is not None else None
+        room.lobby.rematch = link.next_id if link is not None else None

@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 def rematch_frame(room: Room) -> bytes:
     """The `rematch` frame a client of the finished table gets (docs/protocol.md)."""
-    data: dict[str, Any] = {"type": "rematch", "table": room.rematch, "previous": room.id}
-    if room.options.private:
-        data["invite"] = room.invite  # the rematch keeps the invite of the game before
+    data: dict[str, Any] = {"type": "rematch", "table": room.lobby.rematch, "previous": room.id}
+    if room.lobby.options.private:
+        data["invite"] = room.lobby.invite  # the rematch keeps the invite of the game before
     return dumps(data)
 
 

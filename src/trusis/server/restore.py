@@ -16,6 +16,7 @@ from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT
 from trusis.server.answers import CommandAnswer
+from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.peers import LocalPeers
 from trusis.server.records import record_of
@@ -34,8 +35,9 @@ async def load_room(store: Store, row: dict[str, Any], pace: float,
     `owner`, this process also runs what the game needs: its bots, and a grace period
     for every person, from now (nobody is connected yet)."""
     options = TableOptions.from_json(json.loads(row["options"]))
-    room = Room(row["id"], row["name"], row["host_id"], await store.host_name(row["host_id"]),
-                options, row["invite"], store, pace, row["status"], row["created_at"])
+    lobby = LobbyState(row["host_id"], await store.host_name(row["host_id"]), options,
+                       row["invite"])
+    room = Room(row["id"], row["name"], lobby, store, pace, row["status"], row["created_at"])
     room.peers = LocalPeers(writes=owner)  # several processes: the node sets the real ones
     await refill(room, row)
     if owner:
@@ -51,19 +53,20 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     row = row if row is not None else await store.table_row(room.id)
     assert row is not None
     room.status = row["status"]
-    room.seats = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"],
-                                     held["bot_kind"])
-                  for held in await store.seat_rows(row["id"])}
+    lobby = room.lobby
+    stored = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"], held["bot_kind"])
+              for held in await store.seat_rows(row["id"])}
+    lobby.replace_all(stored)
     await refill_rematch(room)
     if row["players"] is None:
         return
     action_rows = await store.action_rows(row["id"])
     room.table = Table.from_record(record_of(row, action_rows))
-    room.quit = left_on_purpose(action_rows)
-    stored, room.seats = room.seats, after_handovers(room.seats, room.table, action_rows)
-    room.former = taken_over_from(room.seats)  # they watch: a snapshot, not their seat's seq
+    lobby.quit = left_on_purpose(action_rows)
+    lobby.replace_all(after_handovers(stored, room.table, action_rows))
+    lobby.former = taken_over_from(lobby.seats)  # they watch: a snapshot, not their seat's seq
     if room.owned:  # the rows catch up with the record
-        for number, seat in room.seats.items():
+        for number, seat in lobby.seats.items():
             if stored.get(number) != seat:
                 await store.set_seat(room.id, number, seat.kind, seat.name, seat.player_id,
                                      seat.bot_kind, room.fence)
@@ -121,6 +124,6 @@ def take_charge(room: Room) -> None:
         return
     room.seat_bots(secrets.randbits(31))
     now = time.time()
-    for number, seat in room.seats.items():
+    for number, seat in room.lobby.seats.items():
         if seat.kind in ("person", "program") and not room.connected(number):
             room.away[number] = now

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from trusis.bots.registry import DEFAULT_BOT, create_bot
+from trusis.bots.registry import create_bot
 from trusis.rules.actions import LEAVE, REPLACE, SAY, Action
 from trusis.rules.errors import IllegalAction
 from trusis.rules.roles import DAY
@@ -30,19 +30,12 @@ from trusis.server.answers import CommandAnswer
 from trusis.server.botplay import BotPlay
 from trusis.server.clients import Client
 from trusis.server.commits import Fence
-from trusis.server.options import TableOptions
+from trusis.server.lobby_state import LobbyState
 from trusis.server.peers import LocalPeers, Peers
 from trusis.server.protocol import dumps
 from trusis.server.ratelimit import Budget
 from trusis.server.records import rebuild_table
-from trusis.server.seat import (
-    Reservation,
-    RoomStatus,
-    Seat,
-    hand_facts,
-    handed_over,
-    reserved_entry,
-)
+from trusis.server.seat import RoomStatus
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
 
@@ -62,19 +55,17 @@ class Stoppable(Protocol):
 
 @dataclass
 class Room:
-    """A table: lobby state, and its game once started."""
+    """A table as this process holds it: its lobby (`lobby`), its connections, and the
+    writer of its game once started."""
 
     id: str
     name: str
-    host_id: str
-    host_name: str
-    options: TableOptions
-    invite: str
+    lobby: LobbyState
+    """The host, options, invite and who holds each seat (lobby_state.py)."""
     store: Store
     pace: float = 1.0
     status: RoomStatus = "open"
     created_at: float = field(default_factory=time.time)
-    seats: dict[int, Seat] = field(default_factory=dict)
     table: Table | None = None
     deadline: float | None = None
     clients: set[Client] = field(default_factory=set)
@@ -85,13 +76,7 @@ class Room:
     """Commands being applied, by (player, client id): a copy waits for their answer."""
     budgets: dict[str, Budget] = field(default_factory=dict)
     bots: BotPlay | None = None
-    claims: dict[str, int] = field(default_factory=dict)  # claim code -> departed seat
     on_finished: Callable[[Room], Awaitable[None]] | None = None
-    former: set[str] = field(default_factory=set)  # players whose seat went to a bot
-    quit: set[int] = field(default_factory=set)  # seats whose player left on purpose (D31)
-    rematch: str | None = None  # the table proposed to play this game again (rematch.py)
-    previous: str | None = None  # the game this table is the rematch of: its bots give way
-    reserved: dict[int, Reservation] = field(default_factory=dict)  # seats kept for a rematch
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the next timed moment may have changed (a deadline, an absence, a bot)."""
     timers: Stoppable | None = None  # what runs by itself while this process writes the game
@@ -111,12 +96,6 @@ class Room:
 
     # -- lobby facts ----------------------------------------------------------
 
-    def seat_of(self, player_id: str) -> int | None:
-        for number, seat in self.seats.items():
-            if seat.player_id == player_id and seat.kind != "bot":
-                return number
-        return None
-
     def connected(self, seat: int) -> bool:
         """Connected here, or (several processes) on any other process."""
         return any(c.seat == seat for c in self.clients) or self.peers.connected(seat)
@@ -126,35 +105,23 @@ class Room:
 
     def info(self, player_id: str | None = None) -> dict[str, Any]:
         """The table as the lobby shows it to `player_id` (the invite for its host only)."""
-        seats = []
-        taken_over = handed_over(self.table) if self.status == "finished" else set()
-        for number in range(1, self.options.seats + 1):
-            held = self.seats.get(number)
-            entry: dict[str, Any] = {"seat": number, "kind": None, "name": None}
-            if held is not None:
-                mine = held.player_id is not None and held.player_id == player_id
-                entry.update(kind=held.kind, name=held.name, bot_kind=held.bot_kind,
-                             you=mine and held.kind != "bot",
-                             connected=held.kind == "bot" or self.connected(number))
-                entry.update(hand_facts(self.table, held, number, self.quit, mine, taken_over))
-            elif number in self.reserved:
-                entry.update(reserved_entry(self.reserved[number], player_id))
-            seats.append(entry)
+        lobby = self.lobby
+        seats = lobby.entries(player_id, self.table, self.status == "finished", self.connected)
         data: dict[str, Any] = {
             "id": self.id, "name": self.name, "status": self.status,
-            "host": {"id": self.host_id, "name": self.host_name},
-            "you_host": player_id == self.host_id,
-            "options": self.options.public(), "roles": self.options.composition(),
-            "seats": seats, "taken": len(self.seats), "created_at": self.created_at,
+            "host": {"id": lobby.host_id, "name": lobby.host_name},
+            "you_host": player_id == lobby.host_id,
+            "options": lobby.options.public(), "roles": lobby.options.composition(),
+            "seats": seats, "taken": len(lobby.seats), "created_at": self.created_at,
             "spectators": self.spectators(),
             "deadline": self.deadline,
         }
-        if player_id == self.host_id:
-            data["invite"] = self.invite
-        if self.rematch is not None:
-            data["rematch"] = self.rematch
-        if self.previous is not None:
-            data["previous"] = self.previous
+        if player_id == lobby.host_id:
+            data["invite"] = lobby.invite
+        if lobby.rematch is not None:
+            data["rematch"] = lobby.rematch
+        if lobby.previous is not None:
+            data["previous"] = lobby.previous
         if self.table is not None and not self.table.state.running:
             data["winner"] = self.table.state.winner
         return data
@@ -208,7 +175,7 @@ class Room:
         if table is None:
             return
         length = table.stream_length(client.seat)
-        if client.seat is None and client.player_id in self.former:
+        if client.seat is None and client.player_id in self.lobby.former:
             last_seq = None  # its number counted in the seat it had: it means nothing here
         if last_seq is None or last_seq > length or length - last_seq > EVENTS_KEPT_FOR_CATCH_UP:
             recent = table.events_after(client.seat, max(0, length - EVENTS_KEPT_FOR_CATCH_UP))
@@ -242,10 +209,10 @@ class Room:
     def reseat(self, everyone: bool = False) -> None:
         """After seats change hands: each client plays the seat its player holds now (or
         watches), and starts again from a snapshot when that changed (`everyone`: every
-        client, as at the start). Seats always come from the room's seats, never from what
+        client, as at the start). Seats always come from the lobby's seats, never from what
         a connection held before: a client must not keep a number that is someone else's."""
         for client in list(self.clients):
-            seat = self.seat_of(client.player_id)
+            seat = self.lobby.seat_of(client.player_id)
             if everyone or seat != client.seat:
                 client.seat = seat
                 self.catch_up(client, None)
@@ -259,8 +226,8 @@ class Room:
     def phase_seconds(self) -> float:
         state = self.table.state if self.table else None
         if state is None or state.kind == DAY:
-            return float(self.options.day_seconds)
-        return float(self.options.night_seconds)
+            return float(self.lobby.options.day_seconds)
+        return float(self.lobby.options.night_seconds)
 
     def phase_key(self) -> str:
         state = self.table.state if self.table else None
@@ -271,10 +238,8 @@ class Room:
         assert self.table is not None
         now = time.time()
         self.bots = BotPlay(self.table, self.pace, self.phase_seconds(), random.Random(seed))
-        for number, seat in sorted(self.seats.items()):
-            if seat.kind == "bot":
-                self.bots.seat(number, create_bot(seat.bot_kind or DEFAULT_BOT, number,
-                                                  secrets.randbits(31)), now)
+        for number, kind in self.lobby.bot_seats():
+            self.bots.seat(number, create_bot(kind, number, secrets.randbits(31)), now)
         self.bots.new_phase(now, self.phase_seconds())
 
     async def submit(self, action: Action, player_id: str | None = None,
@@ -340,7 +305,7 @@ class Room:
             if outcome.index is not None:
                 self.peers.stored((outcome.index, ((action.to_dict(), now),), self.deadline))
             if outcome.accepted and action.do == LEAVE and player_id is not None:
-                self.quit.add(action.seat or 0)  # its player's own `leave`, not R52's (D31)
+                self.lobby.left_on_purpose(action.seat or 0)  # not R52's (D31)
             if outcome.ended or action.do in (LEAVE, REPLACE):
                 self.broadcast_table()
             if self.deadline != before or not table.state.running or (
@@ -354,7 +319,7 @@ class Room:
         the owner (its peers read the table back)."""
         self.bots = None
         self.away.clear()
-        self.claims.clear()  # the seats may change hands elsewhere now: no code survives (D18)
+        self.lobby.claims.clear()  # the seats may change hands elsewhere: no code lives (D18)
         await self.peers.lost()
         # R53, D18: the seats read back may have changed hands meanwhile; every client
         # plays the seat its player holds now, and reads what it missed (as a takeover).
@@ -367,11 +332,6 @@ class Room:
         if self.bots is not None:
             self.bots.table = self.table
             self.bots.driver.game = self.table
-
-    def drop_claims(self, seat: int) -> None:
-        """The seat changed hands: every claim code for it dies (R53, D18)."""
-        for code in [c for c, s in self.claims.items() if s == seat]:
-            del self.claims[code]
 
     def answer(self, player_id: str, client_id: str) -> CommandAnswer | None:
         return self.answers.get((player_id, client_id))

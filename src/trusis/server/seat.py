@@ -69,7 +69,7 @@ def reserved_entry(reservation: Reservation, player_id: str | None) -> dict[str,
 
 def taken_over_from(seats: dict[int, Seat]) -> set[str]:
     """The players whose seat a bot took over (R53): handover.py leaves their id on it
-    (D29), so the stored seats say who they are (`Room.former`, after a restart)."""
+    (D29), so the stored seats say who they are (`LobbyState.former`, after a restart)."""
     return {s.player_id for s in seats.values() if s.kind == "bot" and s.player_id is not None}
 
 

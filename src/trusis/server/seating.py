@@ -44,73 +44,74 @@ class Seating:
 
     @staticmethod
     def _host(room: Room, player: Player) -> None:
-        if player.id != room.host_id:
+        if player.id != room.lobby.host_id:
             raise LobbyError(403, "not_host", "only the table's host can do this")
 
     @staticmethod
     def _free_number(room: Room, seat: int | None, player_id: str | None = None) -> int:
         """A free seat (`seat`, or the first): never one a rematch keeps for someone else."""
         if seat is None:
-            for number in range(1, room.options.seats + 1):
-                if number not in room.seats and not held_for_another(room.reserved, number,
-                                                                     player_id):
+            for number in range(1, room.lobby.options.seats + 1):
+                if number not in room.lobby.seats and not held_for_another(
+                        room.lobby.reserved, number, player_id):
                     return number
-            for number in range(room.options.seats, 0, -1):  # a rematch's bots give way
+            for number in range(room.lobby.options.seats, 0, -1):  # a rematch's bots give way
                 if bot_gives_way(room, number, player_id):
                     return number
             raise LobbyError(409, "table_full", "every seat is taken")
-        if not 1 <= seat <= room.options.seats:
+        if not 1 <= seat <= room.lobby.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat} at this table",
-                             seat=seat, seats=room.options.seats)
-        if seat in room.seats and not bot_gives_way(room, seat, player_id):
+                             seat=seat, seats=room.lobby.options.seats)
+        if seat in room.lobby.seats and not bot_gives_way(room, seat, player_id):
             raise LobbyError(409, "seat_taken", f"seat {seat} is taken", seat=seat)
-        if held_for_another(room.reserved, seat, player_id):
+        if held_for_another(room.lobby.reserved, seat, player_id):
             raise LobbyError(409, "seat_reserved", f"seat {seat} is kept for a player of the "
                              "game before, for a short while", seat=seat)
         return seat
 
     async def _sit(self, room: Room, player: Player, seat: int | None) -> int:
-        if player.id != room.host_id:
+        if player.id != room.lobby.host_id:
             await barred.refuse_join(self.store.engine, room, player.id)  # D33, D34
         async with room.lock:
             self._open(room)
-            current = room.seat_of(player.id)
+            current = room.lobby.seat_of(player.id)
             if current is not None and (seat is None or seat == current):
                 return current
             number = self._free_number(room, seat, player.id)
             await self._rename_bots_like(room, player.name)
-            refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
+            refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
                                            if n != current))  # D20
             if current is not None:
-                del room.seats[current]
                 await self.store.free_seat(room.id, current, room.fence)
-            room.seats[number] = Seat("person", player.name, player.id)
+                room.lobby.free(current)
             await self.store.set_seat(room.id, number, "person", player.name, player.id, None,
                                       room.fence)
+            room.lobby.sit(number, Seat("person", player.name, player.id))
         room.broadcast_table()
         return number
 
     async def _stand(self, room: Room, player: Player) -> None:
         async with room.lock:
             self._open(room)
-            current = room.seat_of(player.id)
+            current = room.lobby.seat_of(player.id)
             if current is None:
                 raise LobbyError(409, "not_seated", "you have no seat at this table")
-            del room.seats[current]
             await self.store.free_seat(room.id, current, room.fence)
+            room.lobby.free(current)
         room.broadcast_table()
 
     async def _rename_bots_like(self, room: Room, name: str) -> None:
         """A bot whose name looks like a person's who sits down takes another (D20): the
         person keeps their name, bots have no stake in theirs."""
-        for number, held in room.seats.items():
+        for number, held in list(room.lobby.seats.items()):
             if held.kind == "bot" and skeleton(held.name) == skeleton(name):
-                held.name = self.bot_name(room, name)
-                await self.store.set_seat(room.id, number, "bot", held.name, None,
+                other = self.bot_name(room, name)
+                await self.store.set_seat(room.id, number, "bot", other, None,
                                           held.bot_kind, room.fence)
+                room.lobby.sit(number, Seat("bot", other, None, held.bot_kind))
 
     def bot_name(self, room: Room, also: str = "") -> str:
-        taken = {skeleton(s.name) for s in room.seats.values()} | {skeleton(also)}  # D20
+        taken = {skeleton(s.name) for s in room.lobby.seats.values()} | {skeleton(also)}  # D20
         names = [n for n in BOT_NAMES if skeleton(n) not in taken] or \
             [f"Bot {len(taken) + 1}"]
         return random.SystemRandom().choice(names)
@@ -124,8 +125,8 @@ class Seating:
             self._open(room)
             number = self._free_number(room, seat)
             name = self.bot_name(room)
-            room.seats[number] = Seat("bot", name, None, kind)
             await self.store.set_seat(room.id, number, "bot", name, None, kind, room.fence)
+            room.lobby.sit(number, Seat("bot", name, None, kind))
         room.broadcast_table()
         return number
 
@@ -133,27 +134,27 @@ class Seating:
         self._host(room, player)
         async with room.lock:
             self._open(room)
-            if seat not in room.seats and room.reserved.pop(seat, None) is not None:
+            if seat not in room.lobby.seats and room.lobby.reserved.pop(seat, None) is not None:
                 await release(self.store, room.id, seat, room.fence)  # a kept seat, let go
-            elif seat not in room.seats:
+            elif seat not in room.lobby.seats:
                 raise LobbyError(409, "seat_empty", f"seat {seat} is empty", seat=seat)
             else:
-                del room.seats[seat]
                 await self.store.free_seat(room.id, seat, room.fence)
+                room.lobby.free(seat)
         room.broadcast_table()
 
     async def _program_seat(self, room: Room, player: Player, seat: int | None,
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
-        refuse_lookalike(name, (s.name for s in room.seats.values()))  # D20
+        refuse_lookalike(name, (s.name for s in room.lobby.seats.values()))  # D20
         program = await self.store.new_player(name, "program")
         async with room.lock:
             self._open(room)
             number = self._free_number(room, seat)
-            room.seats[number] = Seat("program", name, program.id)
             await self.store.set_seat(room.id, number, "program", name, program.id, None,
                                       room.fence)
+            room.lobby.sit(number, Seat("program", name, program.id))
         token = await self.store.new_token(program.id, "seat", room.id, number)
         room.broadcast_table()
         return number, token
@@ -163,25 +164,25 @@ class Seating:
         self._host(room, player)
         async with room.lock:
             self._open(room)
-            empty = [n for n in range(1, room.options.seats + 1) if n not in room.seats]
+            empty = room.lobby.empty()
             if empty:
                 raise LobbyError(409, "seats_empty", "every seat needs a person or a bot",
                                  seats=empty)
             seed = secrets.randbits(62)
-            names = [room.seats[n].name for n in range(1, room.options.seats + 1)]
+            names = room.lobby.names()
             now = time.time()
             try:
-                table = Table(names, seed, room.options.custom, started_at=now)
+                table = Table(names, seed, room.lobby.options.custom, started_at=now)
             except SetupError as err:
                 raise setup_refusal(err) from None
             table.record.extra["table"] = {"id": room.id, "name": room.name}
-            deadline = now + room.options.day_seconds
+            deadline = now + room.lobby.options.day_seconds
             await self.store.start(room.id, seed, names, list(table.state.roles[1:]), now,
                                    deadline, f"{table.state.kind}:{table.state.number}",
                                    room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
-            room.reserved.clear()  # a rematch's kept seats end with its start (D19)
+            room.lobby.reserved.clear()  # a rematch's kept seats end with its start (D19)
             room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()
@@ -190,7 +191,7 @@ class Seating:
         room.reseat(everyone=True)
         # A person or program not connected when the game starts is away from its first
         # second: its grace period runs (R52), as if it had dropped, and no phase waits.
-        for number, held in room.seats.items():
+        for number, held in room.lobby.seats.items():
             if held.kind != "bot" and not room.connected(number):
                 room.away[number] = now
         start_timers(room)
@@ -201,7 +202,7 @@ class Seating:
         back, and a hand-over would show its role to whoever takes it (D18)."""
         if room.table is None or not room.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
-        if not 1 <= seat <= room.options.seats:
+        if not 1 <= seat <= room.lobby.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
         if not departed(room.table, seat):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
@@ -214,11 +215,11 @@ class Seating:
         self._departed(room, seat)
         if by == "person":
             code = new_id(16)
-            room.claims[code] = seat
+            room.lobby.claims[code] = seat
             return code
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
-        if not room.table or not room.table.state.left[seat]:  # a bot plays it already
+        if room.lobby.holding(seat, room.table) != "departed":  # a bot plays it already
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         room.away.pop(seat, None)
         await hand_to_bot(room, seat, kind)
@@ -229,15 +230,15 @@ class Seating:
         code is spent before the first `await`, so two claims of one code cannot both
         pass; every other code of the seat dies when it changes hands (handover.py)."""
         await barred.refuse_join(self.store.engine, room, player.id)  # D33, D34
-        seat = room.claims.get(code)
+        seat = room.lobby.claims.get(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
-        if room.seat_of(player.id) not in (None, seat):  # your own departed seat: D31
+        if room.lobby.seat_of(player.id) not in (None, seat):  # your own departed seat: D31
             raise LobbyError(409, "already_seated", "you already have a seat at this table")
         self._departed(room, seat)
-        refuse_lookalike(player.name, (s.name for n, s in room.seats.items()
+        refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
                                        if n != seat))  # D20
-        del room.claims[code]
+        del room.lobby.claims[code]
         if not await hand_to_person(room, seat, player.id, player.name, _kind_of(player)):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         return seat

@@ -75,7 +75,7 @@ class Timers:
         away = self.room.away
         if not away:
             return None
-        return min(away.values()) + self.room.options.grace_seconds
+        return min(away.values()) + self.room.lobby.options.grace_seconds
 
     async def due(self, now: float) -> None:
         """Do what is due at `now`: a deadline passed fires once (its timeout ends the
@@ -87,10 +87,10 @@ class Timers:
             await room.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
             return
         for seat, since in list(room.away.items()):
-            if now < since + room.options.grace_seconds:
+            if now < since + room.lobby.options.grace_seconds:
                 continue
             if table.state.running:
-                if room.options.bots_take_over:
+                if room.lobby.options.bots_take_over:
                     await hand_to_bot(room, seat)
                 elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
                     await room.submit(Action(LEAVE, seat))

@@ -45,10 +45,10 @@ def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
 def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
     """The seat this identity plays at `room` (None: a spectator)."""
     if token_seat is not None:
-        seat = room.seats.get(token_seat)
+        seat = room.lobby.seats.get(token_seat)
         return token_seat if seat is not None and seat.player_id == player_id \
             and seat.kind != "bot" else None  # a bot's seat stays its player's (D29)
-    return room.seat_of(player_id)
+    return room.lobby.seat_of(player_id)
 
 
 def subprotocol(websocket: WebSocket) -> str | None:

@@ -25,6 +25,7 @@ from trusis.server.cluster.replica import apply_facts
 from trusis.server.cluster.writer import facts
 from trusis.server.commands import command, refusal
 from trusis.server.errors import LobbyError
+from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, Holder
 from trusis.server.peers import LocalPeers
@@ -85,13 +86,13 @@ class ClusterOwner:
         for row in rows:
             room = rooms.get(row["id"])
             if room is None:  # only its lobby facts: nobody here plays at it
-                room = Room(row["id"], row["name"], row["host_id"], "",
-                            TableOptions.from_json(json.loads(row["options"])),
-                            row["invite"], store, self.holder.pace, row["status"],
-                            row["created_at"], peers=LocalPeers(writes=False))
-                room.seats = {h["seat"]: Seat(h["kind"], h["name"], h["player_id"],
-                                              h["bot_kind"]) for h in seats[row["id"]]}
-                room.host_name = await store.host_name(row["host_id"])
+                lobby = LobbyState(row["host_id"], await store.host_name(row["host_id"]),
+                                   TableOptions.from_json(json.loads(row["options"])),
+                                   row["invite"],
+                                   {h["seat"]: Seat(h["kind"], h["name"], h["player_id"],
+                                                    h["bot_kind"]) for h in seats[row["id"]]})
+                room = Room(row["id"], row["name"], lobby, store, self.holder.pace,
+                            row["status"], row["created_at"], peers=LocalPeers(writes=False))
             found.append(room)
         return found
 

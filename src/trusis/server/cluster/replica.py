@@ -79,18 +79,17 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     replica = room.peers
     assert isinstance(replica, Replica), "the writer's facts are for its replicas"
     shared = (frozenset(data.connected), data.spectators)
-    before = (room.seats, replica.shared, room.status, room.deadline, room.quit)
-    changed = seats != room.seats
-    room.seats = seats
+    before = (room.lobby.seats, replica.shared, room.status, room.deadline, room.lobby.quit)
+    changed = room.lobby.replace_all(seats)
     replica.shared = shared
-    room.former = set(data.former)
-    room.quit = set(data.quit)  # D31: `yours_away` says "left" here as on the owner
+    room.lobby.former = set(data.former)
+    room.lobby.quit = set(data.quit)  # D31: `yours_away` says "left" here as on the owner
     stale = data.status != "open" and (room.table is None or (
         data.status == "finished" and room.table.state.running))
     if not stale:
         room.status = data.status
         room.deadline = data.deadline
-    if (room.seats, shared, room.status, room.deadline, room.quit) != before:
+    if (room.lobby.seats, shared, room.status, room.deadline, room.lobby.quit) != before:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()
@@ -103,11 +102,11 @@ def _take_rematch(room: Room, data: TableFacts) -> None:
     see the seats the owner keeps (rematch.py)."""
     reserved = {n: Reservation(r.player_id, r.kind, r.name, r.until)
                 for n, r in data.reserved.items()}
-    news = data.rematch is not None and data.rematch != room.rematch
-    if reserved == room.reserved and not news:
+    news = data.rematch is not None and data.rematch != room.lobby.rematch
+    if reserved == room.lobby.reserved and not news:
         return
-    room.reserved = reserved
-    room.rematch = data.rematch
+    room.lobby.reserved = reserved
+    room.lobby.rematch = data.rematch
     room.broadcast_table()
     if news:
         tell_rematch(room)
@@ -117,9 +116,8 @@ def follow_seats(room: Room, seats: dict[int, Seat]) -> None:
     """The stored seats, read back with the actions a follower missed (R53, D18): when a
     hand-over's messages were lost, its connections change seats here too — before the
     missed actions reach them, so that none reads a seat its player no longer holds."""
-    if seats == room.seats:
+    if not room.lobby.replace_all(seats):
         return
-    room.seats = seats
     room.reseat()
     room.broadcast_table()
 
@@ -138,7 +136,7 @@ def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], 
     if not fresh:
         return True
     for data, t in fresh:
-        table.submit(Action.from_dict(data, room.options.seats, "action"), t)
+        table.submit(Action.from_dict(data, room.lobby.options.seats, "action"), t)
     room.deadline = deadline if table.state.running else None
     if not table.state.running:
         room.status = "finished"

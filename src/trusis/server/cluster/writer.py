@@ -23,12 +23,12 @@ def facts(room: Room) -> TableFacts:
     return TableFacts(
         status=room.status, deadline=room.deadline,
         seats={n: SeatFact(kind=s.kind, name=s.name, player_id=s.player_id,
-                           bot_kind=s.bot_kind) for n, s in room.seats.items()},
-        connected=tuple(n for n in range(1, room.options.seats + 1) if room.connected(n)),
-        spectators=room.spectators(), former=tuple(sorted(room.former)),
-        rematch=room.rematch, quit=tuple(sorted(room.quit)),
+                           bot_kind=s.bot_kind) for n, s in room.lobby.seats.items()},
+        connected=tuple(n for n in range(1, room.lobby.options.seats + 1) if room.connected(n)),
+        spectators=room.spectators(), former=tuple(sorted(room.lobby.former)),
+        rematch=room.lobby.rematch, quit=tuple(sorted(room.lobby.quit)),
         reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
-                  for n, r in room.reserved.items()})
+                  for n, r in room.lobby.reserved.items()})
 
 
 class Writer:
