@@ -10,6 +10,7 @@ would store the action. These tests drive `Store` and `Leases` directly, two
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from sqlalchemy import select, update
 
 from serverproc import drop_database, new_database, postgres_available
 from trusis.server import schema
+from trusis.server import store as store_module
 from trusis.server.cluster.lease import Leases
 from trusis.server.config import normalise_database_url
 from trusis.server.store import LeaseLost, Store
@@ -148,3 +150,26 @@ async def test_the_lobby_writes_of_a_lost_lease_are_refused_too(store: Store) ->
     assert [s["name"] for s in await store.seat_rows("open")] == ["Basil"]
     await store.free_seat("open", 1, ("b", 2))
     assert await store.seat_rows("open") == []
+
+
+@pytest.mark.asyncio
+async def test_a_migration_longer_than_the_transaction_limit_still_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the lock that lets one process migrate at a time was held inside a
+    transaction, and PostgreSQL ended that session once the migration outlasted
+    `transaction_seconds` (on a busy machine): the process failed to start (CI)."""
+    url = await asyncio.to_thread(new_database, "postgresql", tmp_path)
+    store = Store(normalise_database_url(url), transaction_seconds=1.0)
+    upgrade = store_module.command.upgrade
+
+    def slow_upgrade(*args: object, **kwargs: object) -> None:
+        time.sleep(2.5)  # a slow machine
+        upgrade(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module.command, "upgrade", slow_upgrade)
+    try:
+        await store.migrate()
+        assert await store.table_row("nothing-here") is None  # the schema is there
+    finally:
+        await store.close()
+        await asyncio.to_thread(drop_database, url)

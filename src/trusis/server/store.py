@@ -95,7 +95,11 @@ class Store:
             await asyncio.to_thread(command.upgrade, config, "head")
             return
         # Several processes may start together on one database: one migrates at a time.
+        # The lock is the session's, held outside any transaction: PostgreSQL ends a
+        # session idle in a transaction after `transaction_seconds`, and a migration run
+        # on a busy machine took longer than that (the process then failed to start).
         async with self.engine.connect() as conn:
+            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
             await conn.execute(text("SELECT pg_advisory_lock(7175001)"))
             try:
                 await asyncio.to_thread(command.upgrade, config, "head")
