@@ -45,14 +45,15 @@ pytestmark = [
 DAY_SECONDS, NIGHT_SECONDS = 30, 15
 
 
-def new_game(cluster: Cluster, seats: int, people: int, rng: random.Random) -> Game:
+def new_game(cluster: Cluster, seats: int, people: int, rng: random.Random,
+             night_seconds: int = NIGHT_SECONDS) -> Game:
     """A table created on process a (its owner); every other request through b, or
     spread: guests sign in, sit and connect alternately on a and b."""
     a, b = cluster.servers
     host = Guest(a.url, "Host")
     guests = [host] + [Guest(cluster.servers[i % 2].url, f"P{i}") for i in range(1, people)]
-    table = host.create(seats=seats, day_seconds=DAY_SECONDS, night_seconds=NIGHT_SECONDS)
-    game = Game(table["id"], seats, guests)
+    table = host.create(seats=seats, day_seconds=DAY_SECONDS, night_seconds=night_seconds)
+    game = Game(table["id"], seats, guests, night_seconds=night_seconds)
     numbers = [g.sit(game.table_id) for g in guests]
     through_b = httpx.Client(base_url=b.url, headers=host.http.headers, timeout=10)
     for _ in range(seats - people):  # forwarded to the owner, answered with its table
@@ -145,7 +146,10 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes:
     cluster = two_processes
     a, b = cluster.servers
     for attempt in range(4):  # a game may end with Day 1's vote, before any night
-        game = new_game(cluster, seats=6, people=3, rng=random.Random(2 + 10 * attempt))
+        # A night long enough that the kill comes well inside it on a busy machine (with
+        # 15 s, CI's night once ran out on `a` before the kill, and b had no timer to fire).
+        game = new_game(cluster, seats=6, people=3, rng=random.Random(2 + 10 * attempt),
+                        night_seconds=30)
         play(game, lambda: all(night(c) for c in game.clients) or finished(game))  # noqa: B023
         if not finished(game):
             break

@@ -52,6 +52,7 @@ class Game:
     seats: int
     guests: list[Guest]
     clients: list[Seated] = field(default_factory=list)
+    night_seconds: int = NIGHT_SECONDS  # the table's (check_timers judges by it)
 
 
 @dataclass
@@ -219,7 +220,7 @@ def check_timers(server: ServerProcess, game: Game,
     where = f"table {game.table_id}"
     for action, t in zip(record.actions, record.times, strict=True):
         assert t is not None
-        seconds = DAY_SECONDS if phase[0] == DAY else NIGHT_SECONDS
+        seconds = DAY_SECONDS if phase[0] == DAY else game.night_seconds
         deadline = phase_start + seconds
         outcome = table.submit(action, t)
         if action.do == TIMEOUT:
