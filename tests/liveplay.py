@@ -83,6 +83,7 @@ class Seated:
         self._whispered = False
         self._idle = False
         self.lost: list[str] = []  # why connections ended without being dropped
+        self.errors: list[dict[str, Any]] = []  # `error` answers to this client's commands
 
     # -- connection ----------------------------------------------------------
 
@@ -151,6 +152,12 @@ class Seated:
                 self.pending = None
                 if message.get("code") == "stale_phase":  # wait for the new phase's view
                     self._stale = dict(message["params"])
+        elif kind == "error" and message.get("id") is not None:
+            # A frame the server found malformed: this client's mistake, reported by the
+            # test (`errors`) rather than left waiting for an answer that never comes.
+            self.errors.append(message)
+            if message["id"] == self.pending:
+                self.pending = None
 
     # -- acting ----------------------------------------------------------------
 
@@ -225,7 +232,11 @@ class Seated:
                 targets = entry.get("targets", [])
                 if rng.random() < self.illegal_rate:  # a refusal must change nothing
                     dead = [p["seat"] for p in view["players"] if not p["alive"]]
-                    self.send(do=do, target=rng.choice([*dead, self.seat]), phase=made_in)
+                    # Well formed (an illusion names what it shows), so the engine judges
+                    # it; without `shown` it was a malformed frame, answered `error`.
+                    extra = {"shown": rng.choice(entry["shown"])} if do == "illusion" else {}
+                    self.send(do=do, target=rng.choice([*dead, self.seat]), phase=made_in,
+                              **extra)
                     return True
                 if entry.get("withdraw") and (not targets or rng.random() < 0.15):
                     self.send(do=do, target=None, phase=made_in)

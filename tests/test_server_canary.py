@@ -125,6 +125,8 @@ def play_game(server: ServerProcess, index: int, rng: random.Random,
                 for c in everyone))
         lost = [(c.seat, c.lost) for c in everyone if c.lost]
         assert not lost, f"the server dropped connections: {lost}"
+        malformed = [(c.seat, c.errors) for c in everyone if c.errors]
+        assert not malformed, f"commands answered as malformed: {malformed}"
         busy = 0
         for client in everyone:
             busy += client.pump()

@@ -101,6 +101,9 @@ def check(cluster: Cluster, game: Game, uptime: Uptime | None = None) -> list[st
     server = cluster.servers[1]
     problems = check_acknowledged(server, game)
     for client in game.clients:
+        if client.errors:
+            problems.append(f"seat {client.seat}: commands answered as malformed "
+                            f"{client.errors}")
         if client.pending is not None:
             last = [m["type"] for m in (client.player.messages if client.player else [])]
             problems.append(f"seat {client.seat} on {client.server.port}: lost {client.lost}, "

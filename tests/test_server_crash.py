@@ -186,6 +186,9 @@ def check_acknowledged(server: ServerProcess, game: Game) -> list[str]:
     for client in game.clients:
         if client.pending is not None:
             problems.append(f"seat {client.seat}: {client.pending} never answered")
+        if client.errors:
+            problems.append(f"seat {client.seat}: commands answered as malformed "
+                            f"{client.errors}")
         last = -1
         for cid in client.acked:
             found = stored.get((client.player_id, cid))
