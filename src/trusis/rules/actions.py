@@ -96,6 +96,12 @@ class Action:
         self.to = to
         self.by = by
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies and pickles go through `__init__`: a compiled class (mypyc) cannot be
+        made without its arguments, as `copy`'s default way would (`state.copy()`)."""
+        return (Action, (self.do, self.seat, self.target, self.shown, self.text, self.to,
+                         self.by))
+
     def to_dict(self) -> dict[str, Any]:
         """The record form: only the fields this `do` uses."""
         data: dict[str, Any] = {}

@@ -49,6 +49,10 @@ class Event:
         self.audience = audience
         self.seats = seats
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies go through `__init__` (a compiled class has no argument-free one)."""
+        return (Event, (self.seq, self.code, self.params, self.audience, self.seats))
+
     def visible_to(self, seat: int | None) -> bool:
         """Whether `seat` (None for a spectator) may receive this event."""
         if self.audience == PUBLIC:

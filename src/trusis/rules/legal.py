@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
 from trusis.rules.frozen import FrozenDict, FrozenList
@@ -51,6 +51,11 @@ class LegalAction:
         self.shown = shown
         self.withdraw = withdraw
         self.client = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies go through `__init__` (a compiled class has no argument-free one); the
+        client form is made again when asked."""
+        return (LegalAction, (self.do, self.targets, self.shown, self.withdraw))
 
     def to_dict(self) -> dict[str, object]:
         """The client form: `{"do", "targets", "shown"?, "withdraw"?}`.
