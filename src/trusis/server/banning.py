@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import Iterable
 
+from trusis.server import seat_changes
 from trusis.server.handover import hand_to_bot
 from trusis.server.room import Room
 
@@ -28,8 +29,7 @@ async def _unseat(room: Room, player_id: str) -> None:
         elif room.status == "open":
             async with room.lock:
                 if room.lobby.seats.get(number) is held:
-                    await room.store.free_seat(room.id, number, room.fence)
-                    room.lobby.free(number)
+                    await seat_changes.free(room, number)
             room.broadcast_table()
 
 

@@ -5,7 +5,7 @@ when the host hands it a departed seat; a person only ever takes a departed
 seat (D18). The `replace` action hands it over with all the seat knew; the
 room's seats, the store and every connected client follow (`Room.reseat`): the
 one who held it now watches. Every claim code of the seat dies with it. The
-seat's holder changes in the room's lobby (`LobbyState.to_bot`, `to_person`).
+seat's holder, its stored row and the bot driver change together in seat_changes.py.
 
 A seat a bot took over stays its player's (`Seat.player_id`): the same player
 takes it back at once when they return (D29), and keeps the game (D32).
@@ -13,13 +13,13 @@ takes it back at once when they return (D29), and keeps the game (D32).
 
 from __future__ import annotations
 
-import secrets
 import time
 from typing import TYPE_CHECKING
 
-from trusis.bots.registry import DEFAULT_BOT, create_bot
+from trusis.bots.registry import DEFAULT_BOT
 from trusis.rules.actions import LEAVE, REPLACE, Action
 from trusis.rules.i18n import seat_label
+from trusis.server import seat_changes
 from trusis.server.seat import SeatKind, departed
 
 if TYPE_CHECKING:
@@ -39,11 +39,8 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
 
     async def seated() -> None:  # under the room's lock, before anyone reads the replace
         lobby.drop_claims(seat)
-        await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
-        lobby.to_bot(seat, name, kind)  # still its player's (D29), who watches now
+        await seat_changes.to_bot(room, seat, name, kind)  # still its player's (D29)
         room.reseat()  # the person now watches; the seat is the bot's
-        if room.bots is not None:
-            room.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
 
     await room.submit(Action(REPLACE, seat, by="bot"), seated=seated)
 
@@ -61,10 +58,7 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
     async def seated() -> None:  # under the room's lock, before anyone reads the replace
         room.lobby.drop_claims(seat)
         room.away.pop(seat, None)
-        if room.bots is not None:
-            room.bots.unseat(seat)
-        await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
-        room.lobby.to_person(seat, kind, name, player_id)
+        await seat_changes.to_person(room, seat, kind, name, player_id)
         room.reseat()
         if not room.connected(seat):  # until its player connects, its grace runs (R52)
             room.away[seat] = time.time()

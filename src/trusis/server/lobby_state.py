@@ -5,12 +5,13 @@ writes (table, deadline, lock, bots, timers) and its connections. This is the on
 place that says who holds each seat — a person, a program, a bot, or nobody since it
 departed (R52–R53) — and every change of a seat's holder in memory goes through one
 of its methods (`sit`, `free`, `to_bot`, `to_person`, `replace_all`, `rename`). It
-does no I/O: for a lobby request or a hand-over, the caller stores the seat's row
-first (store.py, under the room's lock and its lease's fence), so a failed write
-changes nothing here; the engine's names are `names()` at the start (seating.py) and
-change by its `replace` action afterwards (handover.py), and the bot driver
-(botplay.py) plays `bot_seats()` from the start or a restore (`Room.seat_bots`), and
-a hand-over's bot after.
+does no I/O: a lobby request or a hand-over changes a seat through seat_changes.py,
+which stores the seat's row first (under the room's lock and its lease's fence), so a
+failed write changes nothing here, and then tells the bot driver; the engine's names
+are `names()` at the start (seating.py) and change by its `replace` action afterwards
+(handover.py), and the bot driver (botplay.py) plays `bot_seats()` from the start or a
+restore. The claim codes (R53) and the seats a rematch keeps (D19) change only through
+its methods too.
 """
 
 from __future__ import annotations
@@ -151,6 +152,41 @@ class LobbyState:
         """The seat changed hands: every claim code for it dies (R53, D18)."""
         for code in [c for c, s in self.claims.items() if s == seat]:
             del self.claims[code]
+
+    # -- claim codes (R53) and kept seats (D19) ------------------------------------
+
+    def new_claim(self, seat: int, code: str) -> None:
+        """The host's link for a departed seat (R53): `code` names it until used."""
+        self.claims[code] = seat
+
+    def use_claim(self, code: str) -> int | None:
+        """Spend `code`: the seat it named, or None (unknown, used, or dead)."""
+        return self.claims.pop(code, None)
+
+    def claimable(self, code: str) -> int | None:
+        """The seat `code` names, without spending it."""
+        return self.claims.get(code)
+
+    def forget_claims(self) -> None:
+        """The seats may change hands elsewhere (a lost lease): no code lives (D18)."""
+        self.claims.clear()
+
+    def keep(self, kept: dict[int, Reservation]) -> None:
+        """The seats a rematch keeps for the players of the game before (D19), as stored
+        or as the writer says."""
+        self.reserved = kept
+
+    def unkeep(self, seat: int) -> None:
+        """A kept seat is free for anyone now (accepted, declined, or let go)."""
+        self.reserved.pop(seat, None)
+
+    def end_keeping(self) -> None:
+        """The game started: a rematch's kept seats end with it (D19)."""
+        self.reserved.clear()
+
+    def kept_seats(self, player_id: str) -> list[int]:
+        """The seats a rematch keeps here for `player_id`, lowest first."""
+        return sorted(n for n, r in self.reserved.items() if r.player_id == player_id)
 
     def kept_for(self, player_id: str) -> bool:
         """Whether a rematch keeps a seat here for `player_id` (rematch.py)."""

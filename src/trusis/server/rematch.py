@@ -20,10 +20,11 @@ import asyncio
 import time
 from typing import Literal
 
+from trusis.server import seat_changes
 from trusis.server.errors import LobbyError
 from trusis.server.lobby_state import LobbyState
 from trusis.server.owner import Owner
-from trusis.server.rematch_db import add_game, link_of, release, reserve
+from trusis.server.rematch_db import add_game, link_of, reserve
 from trusis.server.rematch_news import tell_rematch
 from trusis.server.requests import LobbyRequest, LobbyResult, seat_number, text
 from trusis.server.room import Room
@@ -109,17 +110,14 @@ class Rematches(Seating):
         kept: dict[int, Reservation] = {}
         for number, held in sorted(old.lobby.seats.items()):
             if held.kind == "bot":
-                room.lobby.sit(number, Seat("bot", held.name, None, held.bot_kind))
+                await seat_changes.sit(room, number, Seat("bot", held.name, None, held.bot_kind))
             elif held.player_id == host.id:  # who proposes plays again, at once
-                room.lobby.sit(number, Seat(held.kind, host.name, host.id))
+                await seat_changes.sit(room, number, Seat(held.kind, host.name, host.id))
             elif held.player_id is not None:
                 kept[number] = Reservation(held.player_id, held.kind, held.name,
                                            now + RESERVE_SECONDS)
-        for number, held in room.lobby.seats.items():
-            await self.store.set_seat(table_id, number, held.kind, held.name, held.player_id,
-                                      held.bot_kind, room.fence)
         await reserve(self.store, table_id, kept)
-        room.lobby.reserved = kept
+        room.lobby.keep(kept)
         self.rooms[table_id] = room
         return room
 
@@ -132,19 +130,15 @@ class Rematches(Seating):
             current = room.lobby.seat_of(player.id)
             if current is not None:
                 return current  # accepted already: the same answer
-            mine = [n for n, r in room.lobby.reserved.items() if r.player_id == player.id]
+            mine = room.lobby.kept_seats(player.id)
             if not mine:
                 raise LobbyError(404, "no_reservation", "no seat is kept for you at this table")
             number = mine[0]
             kind = room.lobby.reserved[number].kind
             if number in room.lobby.seats:  # it fell free and someone took it
                 number = self._free_number(room, None, player.id)
-            for seat in mine:
-                del room.lobby.reserved[seat]
-                await release(self.store, room.id, seat, room.fence)
-            await self.store.set_seat(room.id, number, kind, player.name, player.id, None,
-                                      room.fence)
-            room.lobby.sit(number, Seat(kind, player.name, player.id))
+            await seat_changes.let_go(room, mine)
+            await seat_changes.sit(room, number, Seat(kind, player.name, player.id))
         room.broadcast_table()
         return number
 
@@ -154,14 +148,11 @@ class Rematches(Seating):
         async with room.lock:
             if room.status != "open":
                 raise LobbyError(409, "already_started", "the game has already started")
-            mine = [n for n, r in room.lobby.reserved.items() if r.player_id == player.id]
-            for seat in mine:
-                del room.lobby.reserved[seat]
-                await release(self.store, room.id, seat, room.fence)
+            mine = room.lobby.kept_seats(player.id)
+            await seat_changes.let_go(room, mine)
             current = room.lobby.seat_of(player.id)
             if current is not None:
-                await self.store.free_seat(room.id, current, room.fence)
-                room.lobby.free(current)
+                await seat_changes.free(room, current)
             elif not mine:
                 raise LobbyError(404, "no_reservation", "no seat is kept for you at this table")
         room.broadcast_table()

@@ -128,6 +128,6 @@ async def refill_rematch(room: Room) -> None:
     link = await link_of(room.store, room.id)
     room.lobby.previous = link.previous_id if link is not None else None
     if room.status == "open":
-        room.lobby.reserved = await reserved(room.store, room.id)
+        room.lobby.keep(await reserved(room.store, room.id))
     elif room.status == "finished":
         room.lobby.rematch = link.next_id if link is not None else None

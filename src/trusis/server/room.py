@@ -319,7 +319,7 @@ class Room:
         the owner (its peers read the table back)."""
         self.bots = None
         self.away.clear()
-        self.lobby.claims.clear()  # the seats may change hands elsewhere: no code lives (D18)
+        self.lobby.forget_claims()  # the seats may change hands elsewhere (D18)
         await self.peers.lost()
         # R53, D18: the seats read back may have changed hands meanwhile; every client
         # plays the seat its player holds now, and reads what it missed (as a takeover).

@@ -15,11 +15,11 @@ import time
 from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
-from trusis.server import barred
+from trusis.server import barred, seat_changes
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person, returnable
 from trusis.server.names import refuse_lookalike, skeleton
-from trusis.server.rematch_db import bot_gives_way, release
+from trusis.server.rematch_db import bot_gives_way
 from trusis.server.room import Room
 from trusis.server.seat import Seat, SeatKind, departed, held_for_another
 from trusis.server.store import Player, Store, new_id
@@ -82,11 +82,8 @@ class Seating:
             refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
                                            if n != current))  # D20
             if current is not None:
-                await self.store.free_seat(room.id, current, room.fence)
-                room.lobby.free(current)
-            await self.store.set_seat(room.id, number, "person", player.name, player.id, None,
-                                      room.fence)
-            room.lobby.sit(number, Seat("person", player.name, player.id))
+                await seat_changes.free(room, current)
+            await seat_changes.sit(room, number, Seat("person", player.name, player.id))
         room.broadcast_table()
         return number
 
@@ -96,8 +93,7 @@ class Seating:
             current = room.lobby.seat_of(player.id)
             if current is None:
                 raise LobbyError(409, "not_seated", "you have no seat at this table")
-            await self.store.free_seat(room.id, current, room.fence)
-            room.lobby.free(current)
+            await seat_changes.free(room, current)
         room.broadcast_table()
 
     async def _rename_bots_like(self, room: Room, name: str) -> None:
@@ -106,9 +102,7 @@ class Seating:
         for number, held in list(room.lobby.seats.items()):
             if held.kind == "bot" and skeleton(held.name) == skeleton(name):
                 other = self.bot_name(room, name)
-                await self.store.set_seat(room.id, number, "bot", other, None,
-                                          held.bot_kind, room.fence)
-                room.lobby.sit(number, Seat("bot", other, None, held.bot_kind))
+                await seat_changes.sit(room, number, Seat("bot", other, None, held.bot_kind))
 
     def bot_name(self, room: Room, also: str = "") -> str:
         taken = {skeleton(s.name) for s in room.lobby.seats.values()} | {skeleton(also)}  # D20
@@ -124,9 +118,7 @@ class Seating:
         async with room.lock:
             self._open(room)
             number = self._free_number(room, seat)
-            name = self.bot_name(room)
-            await self.store.set_seat(room.id, number, "bot", name, None, kind, room.fence)
-            room.lobby.sit(number, Seat("bot", name, None, kind))
+            await seat_changes.sit(room, number, Seat("bot", self.bot_name(room), None, kind))
         room.broadcast_table()
         return number
 
@@ -134,13 +126,12 @@ class Seating:
         self._host(room, player)
         async with room.lock:
             self._open(room)
-            if seat not in room.lobby.seats and room.lobby.reserved.pop(seat, None) is not None:
-                await release(self.store, room.id, seat, room.fence)  # a kept seat, let go
+            if seat not in room.lobby.seats and seat in room.lobby.reserved:
+                await seat_changes.let_go(room, [seat])  # a kept seat, let go (D19)
             elif seat not in room.lobby.seats:
                 raise LobbyError(409, "seat_empty", f"seat {seat} is empty", seat=seat)
             else:
-                await self.store.free_seat(room.id, seat, room.fence)
-                room.lobby.free(seat)
+                await seat_changes.free(room, seat)
         room.broadcast_table()
 
     async def _program_seat(self, room: Room, player: Player, seat: int | None,
@@ -152,9 +143,7 @@ class Seating:
         async with room.lock:
             self._open(room)
             number = self._free_number(room, seat)
-            await self.store.set_seat(room.id, number, "program", name, program.id, None,
-                                      room.fence)
-            room.lobby.sit(number, Seat("program", name, program.id))
+            await seat_changes.sit(room, number, Seat("program", name, program.id))
         token = await self.store.new_token(program.id, "seat", room.id, number)
         room.broadcast_table()
         return number, token
@@ -182,7 +171,7 @@ class Seating:
                                    room.fence)  # stored first: a refusal leaves the lobby
             room.table = table
             room.status = "running"
-            room.lobby.reserved.clear()  # a rematch's kept seats end with its start (D19)
+            room.lobby.end_keeping()  # a rematch's kept seats end with its start (D19)
             room.deadline = deadline
             room.seat_bots(secrets.randbits(31))
         room.broadcast_table()
@@ -215,7 +204,7 @@ class Seating:
         self._departed(room, seat)
         if by == "person":
             code = new_id(16)
-            room.lobby.claims[code] = seat
+            room.lobby.new_claim(seat, code)
             return code
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
@@ -230,7 +219,7 @@ class Seating:
         code is spent before the first `await`, so two claims of one code cannot both
         pass; every other code of the seat dies when it changes hands (handover.py)."""
         await barred.refuse_join(self.store.engine, room, player.id)  # D33, D34
-        seat = room.lobby.claims.get(code)
+        seat = room.lobby.claimable(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
         if room.lobby.seat_of(player.id) not in (None, seat):  # your own departed seat: D31
@@ -238,7 +227,7 @@ class Seating:
         self._departed(room, seat)
         refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
                                        if n != seat))  # D20
-        del room.lobby.claims[code]
+        room.lobby.use_claim(code)
         if not await hand_to_person(room, seat, player.id, player.name, _kind_of(player)):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         return seat

@@ -105,7 +105,7 @@ def _take_rematch(room: Room, data: TableFacts) -> None:
     news = data.rematch is not None and data.rematch != room.lobby.rematch
     if reserved == room.lobby.reserved and not news:
         return
-    room.lobby.reserved = reserved
+    room.lobby.keep(reserved)
     room.lobby.rematch = data.rematch
     room.broadcast_table()
     if news:

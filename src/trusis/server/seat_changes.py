@@ -1,0 +1,63 @@
+"""The one path by which a seat changes hands: its stored row, the lobby, the bot driver.
+
+`LobbyState` (lobby_state.py) is the one place that says who holds each seat; what
+follows from it — the seat's row in the store, and which seats the bot driver
+(botplay.py) plays — follows here, in this order: the row first, under the room's lock
+and its lease's fence, so that a write that fails changes nothing in memory; then the
+lobby; then the bot driver. Lobby requests (seating.py, rematch.py), banning
+(banning.py) and the hand-overs of R53 (handover.py) change seats only through these
+functions; a restore (restore.py) and a follower (cluster/replica.py) read every seat
+back at once with `LobbyState.replace_all`, and the engine's names come from
+`LobbyState.names` at the start and change by its `replace` action afterwards.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import TYPE_CHECKING
+
+from trusis.bots.registry import create_bot
+from trusis.server.rematch_db import release
+from trusis.server.seat import Seat, SeatKind
+
+if TYPE_CHECKING:
+    from trusis.server.room import Room
+
+
+async def sit(room: Room, number: int, held: Seat) -> None:
+    """Before the start: `held` (a person, a program, a bot) takes seat `number`."""
+    await room.store.set_seat(room.id, number, held.kind, held.name, held.player_id,
+                              held.bot_kind, room.fence)
+    room.lobby.sit(number, held)
+
+
+async def free(room: Room, number: int) -> None:
+    """Before the start: seat `number` is empty again."""
+    await room.store.free_seat(room.id, number, room.fence)
+    room.lobby.free(number)
+
+
+async def let_go(room: Room, numbers: list[int]) -> None:
+    """Seats a rematch kept (D19) are free for anyone now: their rows, then the lobby."""
+    for number in numbers:
+        await release(room.store, room.id, number, room.fence)
+        room.lobby.unkeep(number)
+
+
+async def to_bot(room: Room, seat: int, name: str, kind: str) -> None:
+    """R53 (under the room's lock, its `replace` stored): a bot plays the seat from now on;
+    it stays its player's (D29), who watches now."""
+    await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
+    room.lobby.to_bot(seat, name, kind)
+    if room.bots is not None:
+        room.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
+
+
+async def to_person(room: Room, seat: int, kind: SeatKind, name: str, player_id: str) -> None:
+    """R53, D29 (under the room's lock, its `replace` stored): a person or a program takes
+    a departed seat; the bot that played it stops."""
+    await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
+    room.lobby.to_person(seat, kind, name, player_id)
+    if room.bots is not None:
+        room.bots.unseat(seat)
