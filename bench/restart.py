@@ -29,6 +29,8 @@ from typing import Any
 
 import httpx
 
+import load_servers as load  # bench/load.py's server start-up, shared
+
 SEATS = 10
 GRACE = 5
 
@@ -105,7 +107,6 @@ async def _all_serve(port: int, made: list[tuple[str, str]], began: float) -> li
 
 
 def restart_run(args: argparse.Namespace, folder: Path) -> None:
-    import load  # bench/load.py: its server start-up, shared
 
     print(f"restart: {args.restart} tables of {SEATS} seats, bots at pace "
           f"{args.restart_pace:g}, compression {args.compression}; {load.machine_load()}")
