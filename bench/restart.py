@@ -2,7 +2,8 @@
 
 One `trusis serve` on a fresh SQLite file (as bench/load.py starts it, with its
 --ws-compression). N tables of 10 seats: a guest creates each, sits, adds 9
-heuristic bots and starts it without connecting, so that after its grace period
+heuristic bots; once every table is seated, all are started together (so that all
+are in mid-play at the kill), without connecting, so that after its grace period
 (5 s) a bot plays its seat too (R52, R53): ten bots, whose thinking time is
 `--restart-pace` times a human's (default 5: at 1, ten bots end a game in
 about 20 s), so that the games are in mid-play when the server is killed. After
@@ -70,10 +71,18 @@ async def _set_up(port: int, tables: int) -> list[tuple[str, str]]:
                 await _post(http, f"/api/tables/{table}/seats", {}, auth)
                 for _ in range(SEATS - 1):
                     await _post(http, f"/api/tables/{table}/bots", {"kind": "heuristic"}, auth)
-                await _post(http, f"/api/tables/{table}/start", {}, auth)
                 made.append((table, token))
 
+        async def start(table: str, token: str) -> None:
+            async with gate:
+                await _post(http, f"/api/tables/{table}/start", {},
+                            {"Authorization": f"Bearer {token}"})
+
+        # Every table seated first, then all started together: the games are all in
+        # mid-play at the kill, however long the set-up took (one by one, the first ones
+        # ended before the last began).
         await asyncio.gather(*(one(n) for n in range(tables)))
+        await asyncio.gather(*(start(t, k) for t, k in made))
     return made
 
 

@@ -20,7 +20,7 @@ from trusis.server.answers import CommandAnswer
 from trusis.server.commands import command
 from trusis.server.protocol import ActionIn
 from trusis.server.requests import LobbyRequest, LobbyResult
-from trusis.server.restore import load_room
+from trusis.server.restore import load_room, read_tables
 from trusis.server.room import Room
 from trusis.server.store import Store
 from trusis.server.timers import start_timers
@@ -107,8 +107,10 @@ class LocalOwner:
     async def start(self) -> None:
         """Load every open and running table; running games carry on, timers included."""
         holder = self.holder
-        for row in await holder.store.table_rows(("open", "running")):
-            room = await load_room(holder.store, row, holder.pace)
+        rows = await holder.store.table_rows(("open", "running"))
+        read = await read_tables(holder.store, rows)  # a few queries for all of them
+        for row in rows:
+            room = await load_room(holder.store, row, holder.pace, read=read[row["id"]])
             holder.adopt(room)
             holder.rooms[room.id] = room
             if room.status == "running":

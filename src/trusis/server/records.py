@@ -19,12 +19,15 @@ from trusis.table.record import Record
 from trusis.table.table import Table
 
 
-def record_of(row: dict[str, Any], action_rows: list[dict[str, Any]]) -> Record:
-    """The stored game as a record (docs/record.md), times included."""
+def record_of(row: dict[str, Any], action_rows: list[dict[str, Any]],
+              data: list[dict[str, Any]] | None = None) -> Record:
+    """The stored game as a record (docs/record.md), times included (`data`: each action
+    row's JSON, parsed already)."""
     options = TableOptions.from_json(json.loads(row["options"]))
     players = json.loads(row["players"])
-    actions = [Action.from_dict(json.loads(a["data"]), len(players), f"actions[{a['idx']}]")
-               for a in action_rows]
+    parsed = data if data is not None else [json.loads(a["data"]) for a in action_rows]
+    actions = [Action.from_dict(d, len(players), f"actions[{a['idx']}]")
+               for a, d in zip(action_rows, parsed, strict=True)]
     extra: dict[str, Any] = {"started_at": row["started_at"],
                              "table": {"id": row["id"], "name": row["name"]}}
     return Record(players, int(row["seed"]), options.custom, json.loads(row["deal"]), actions,

@@ -18,7 +18,7 @@ from sqlalchemy import update as sql_update
 from trusis.server.commits import Fence, fenced
 from trusis.server.schema import metadata
 from trusis.server.seat import Reservation
-from trusis.server.store import Store
+from trusis.server.store import Store, chunks
 
 if TYPE_CHECKING:
     from trusis.server.room import Room
@@ -69,6 +69,31 @@ async def link_of(store: Store, table_id: str) -> Link | None:
         return None
     return Link(row["table_id"], row["series_id"], int(row["number"]), row["previous_id"],
                 row["next_id"])
+
+
+async def links_of(store: Store, table_ids: list[str]) -> dict[str, Link]:
+    """The series links of several tables (those in a series), a query per chunk."""
+    g = series_games
+    found: dict[str, Link] = {}
+    async with store.engine.connect() as conn:
+        for chunk in chunks(table_ids):
+            for row in (await conn.execute(select(g).where(g.c.table_id.in_(chunk)))).mappings():
+                found[row["table_id"]] = Link(row["table_id"], row["series_id"],
+                                              int(row["number"]), row["previous_id"],
+                                              row["next_id"])
+    return found
+
+
+async def reserved_of(store: Store, table_ids: list[str]) -> dict[str, dict[int, Reservation]]:
+    """The kept seats of several open tables, a query per chunk."""
+    r = reservations
+    found: dict[str, dict[int, Reservation]] = {t: {} for t in table_ids}
+    async with store.engine.connect() as conn:
+        for chunk in chunks(table_ids):
+            for x in (await conn.execute(select(r).where(r.c.table_id.in_(chunk)))).mappings():
+                found[x["table_id"]][int(x["seat"])] = Reservation(
+                    x["player_id"], x["kind"], x["name"], float(x["until"]))
+    return found
 
 
 async def series_tables(store: Store, series_id: str) -> list[str]:
@@ -122,12 +147,14 @@ async def release(store: Store, table_id: str, seat: int, fence: Fence = None) -
         await conn.execute(delete(r).where(r.c.table_id == table_id, r.c.seat == seat))
 
 
-async def refill_rematch(room: Room) -> None:
+async def refill_rematch(room: Room, read: tuple[Link | None, dict[int, Reservation]]
+                         | None = None) -> None:
     """Read a table's rematch facts back (restore.refill): the seats an open table keeps,
-    and the rematch a finished one proposed."""
-    link = await link_of(room.store, room.id)
+    and the rematch a finished one proposed (`read`: its link and kept seats, read
+    already with other tables')."""
+    link = read[0] if read is not None else await link_of(room.store, room.id)
     room.lobby.previous = link.previous_id if link is not None else None
     if room.status == "open":
-        room.lobby.keep(await reserved(room.store, room.id))
+        room.lobby.keep(read[1] if read is not None else await reserved(room.store, room.id))
     elif room.status == "finished":
         room.lobby.rematch = link.next_id if link is not None else None

@@ -12,6 +12,7 @@ import json
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from trusis.bots.registry import DEFAULT_BOT
@@ -20,32 +21,60 @@ from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.peers import LocalPeers
 from trusis.server.records import record_of
-from trusis.server.rematch_db import refill_rematch
+from trusis.server.rematch_db import Link, links_of, refill_rematch, reserved_of
 from trusis.server.room import Room
-from trusis.server.seat import Seat, taken_over_from
+from trusis.server.seat import Reservation, Seat, taken_over_from
 from trusis.server.store import Store
 from trusis.table.table import Table
 
 log = logging.getLogger("trusis.server")
 
 
+@dataclass
+class StoredTable:
+    """What reading one table back needs from the store besides its row, read for every
+    table at once at start (`read_tables`): a restart spent most of its time on these
+    queries, five per table, and not on replaying the games."""
+
+    host_name: str
+    seats: list[dict[str, Any]]
+    actions: list[dict[str, Any]]
+    link: Link | None
+    reserved: dict[int, Reservation]
+
+
+async def read_tables(store: Store, rows: list[dict[str, Any]]) -> dict[str, StoredTable]:
+    """`StoredTable` of each of `rows`, in a few queries for all of them."""
+    ids = [r["id"] for r in rows]
+    names = await store.names_of([r["host_id"] for r in rows])
+    seats = await store.seat_rows_of(ids)
+    actions = await store.action_rows_of([r["id"] for r in rows if r["players"] is not None])
+    links = await links_of(store, ids)
+    kept = await reserved_of(store, [r["id"] for r in rows if r["status"] == "open"])
+    return {i: StoredTable(names.get(r["host_id"], ""), seats[i], actions.get(i, []),
+                           links.get(i), kept.get(i, {}))
+            for i, r in zip(ids, rows, strict=True)}
+
+
 async def load_room(store: Store, row: dict[str, Any], pace: float,
-                    owner: bool = True) -> Room:
+                    owner: bool = True, read: StoredTable | None = None) -> Room:
     """A room for a stored table: its seats, and its game replayed if it started. As its
     `owner`, this process also runs what the game needs: its bots, and a grace period
-    for every person, from now (nobody is connected yet)."""
+    for every person, from now (nobody is connected yet). `read`: what `read_tables`
+    read of it already."""
     options = TableOptions.from_json(json.loads(row["options"]))
-    lobby = LobbyState(row["host_id"], await store.host_name(row["host_id"]), options,
-                       row["invite"])
+    host = read.host_name if read is not None else await store.host_name(row["host_id"])
+    lobby = LobbyState(row["host_id"], host, options, row["invite"])
     room = Room(row["id"], row["name"], lobby, store, pace, row["status"], row["created_at"])
     room.peers = LocalPeers(writes=owner)  # several processes: the node sets the real ones
-    await refill(room, row)
+    await refill(room, row, read)
     if owner:
         take_charge(room)
     return room
 
 
-async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
+async def refill(room: Room, row: dict[str, Any] | None = None,
+                 read: StoredTable | None = None) -> None:
     """Read the table back into `room` from the store: status, seats, the game replayed,
     the answers already given and the phase's deadline (also when another process
     stored them: a follower about to own the game, or one that fell behind)."""
@@ -54,16 +83,18 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
     assert row is not None
     room.status = row["status"]
     lobby = room.lobby
+    seat_rows = read.seats if read is not None else await store.seat_rows(row["id"])
     stored = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"], held["bot_kind"])
-              for held in await store.seat_rows(row["id"])}
+              for held in seat_rows}
     lobby.replace_all(stored)
-    await refill_rematch(room)
+    await refill_rematch(room, (read.link, read.reserved) if read is not None else None)
     if row["players"] is None:
         return
-    action_rows = await store.action_rows(row["id"])
-    room.table = Table.from_record(record_of(row, action_rows))
-    lobby.quit = left_on_purpose(action_rows)
-    lobby.replace_all(after_handovers(stored, room.table, action_rows))
+    action_rows = read.actions if read is not None else await store.action_rows(row["id"])
+    data = [json.loads(a["data"]) for a in action_rows]  # parsed once, for all three
+    room.table = Table.from_record(record_of(row, action_rows, data))
+    lobby.quit = left_on_purpose(action_rows, data)
+    lobby.replace_all(after_handovers(stored, room.table, action_rows, data))
     lobby.former = taken_over_from(lobby.seats)  # they watch: a snapshot, not their seat's seq
     if room.owned:  # the rows catch up with the record
         for number, seat in lobby.seats.items():
@@ -83,17 +114,17 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
              len(action_rows))
 
 
-def after_handovers(seats: dict[int, Seat], table: Table,
-                    action_rows: list[dict[str, Any]]) -> dict[int, Seat]:
+def after_handovers(seats: dict[int, Seat], table: Table, action_rows: list[dict[str, Any]],
+                    data: list[dict[str, Any]]) -> dict[int, Seat]:
     """The seats as the record's hand-overs (R53) leave them. A hand-over stores its
     `replace` first and the seat's row just after: a crash between the two leaves the row
     behind the record, and the record is the truth — the engine plays the seat as its last
     `replace` says. So a seat the engine gives a bot is a bot's (still its player's, D29),
     and a seat a person took is the person's whose `replace` it was (stored with their id)."""
     held = dict(seats)
-    taker = {int(data["seat"]): a["player_id"] for a in action_rows
-             if (data := json.loads(a["data"])).get("do") == "replace"
-             and data.get("by") not in (None, "bot") and a["player_id"]}
+    taker = {int(d["seat"]): a["player_id"] for a, d in zip(action_rows, data, strict=True)
+             if d.get("do") == "replace" and d.get("by") not in (None, "bot")
+             and a["player_id"]}
     for number, seat in seats.items():
         if table.state.bots[number] and seat.kind != "bot":
             held[number] = Seat("bot", f"{seat.name} (bot)", seat.player_id, DEFAULT_BOT)
@@ -103,17 +134,16 @@ def after_handovers(seats: dict[int, Seat], table: Table,
     return held
 
 
-def left_on_purpose(action_rows: list[dict[str, Any]]) -> set[int]:
+def left_on_purpose(action_rows: list[dict[str, Any]], data: list[dict[str, Any]]) -> set[int]:
     """The seats whose last `leave` their player sent (stored with its player id, and its
     client id as it was accepted; R52's grace leaves none) and that no person took since
     (D31); a bot's taking one does not make it its player's to come back to."""
     quit: set[int] = set()
-    for a in action_rows:
-        data = json.loads(a["data"])
-        if data.get("do") == "leave" and a["player_id"] and a["client_id"]:  # accepted
-            quit.add(int(data["seat"]))
-        elif data.get("do") == "replace" and data.get("by") not in (None, "bot"):
-            quit.discard(int(data["seat"]))  # a person took it: the link the host made
+    for a, d in zip(action_rows, data, strict=True):
+        if d.get("do") == "leave" and a["player_id"] and a["client_id"]:  # accepted
+            quit.add(int(d["seat"]))
+        elif d.get("do") == "replace" and d.get("by") not in (None, "bot"):
+            quit.discard(int(d["seat"]))  # a person took it: the link the host made
     return quit
 
 
