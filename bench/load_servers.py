@@ -181,7 +181,8 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, path: str, log: Path,
 
 def start_trusis(size: int | None, folder: Path, profile: str | None,
                  metrics: bool = False, compression: Compression = DEFAULT_COMPRESSION,
-                 pace: float = 0.0, gc_file: Path | None = None) -> Servers:
+                 pace: float = 0.0, gc_file: Path | None = None,
+                 log_level: str = "warning") -> Servers:
     """`trusis serve`: without a size, one process on a fresh SQLite file (as a user runs
     it by default); with one, `size` processes on one fresh PostgreSQL database and, if
     the server has --redis, one Redis of the bench's own. The processes start one after
@@ -190,7 +191,7 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     options = serve_options()
     env = dict(os.environ, PYTHONUNBUFFERED="1", TRUSIS_SECRET=secrets.token_urlsafe(32),
                XDG_DATA_HOME=str(folder / "data"))
-    common = ["--host", HOST, "--bot-pace", f"{pace:g}", "--log-level", "warning"]
+    common = ["--host", HOST, "--bot-pace", f"{pace:g}", "--log-level", log_level]
     if "--ws-compression" in options:  # the bare server is given the same
         common += ["--ws-compression", compression]
     if "--limit" in options:  # every client comes from 127.0.0.1: what one address may

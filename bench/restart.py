@@ -121,7 +121,7 @@ def restart_run(args: argparse.Namespace, folder: Path) -> None:
           f"{args.restart_pace:g}, compression {args.compression}; {load.machine_load()}")
     began = time.perf_counter()
     servers = load.start_trusis(None, folder, None, compression=args.compression,
-                                pace=args.restart_pace)
+                                pace=args.restart_pace, log_level="info")
     empty = time.perf_counter() - began
     try:
         port = servers.ports[0]
@@ -160,7 +160,9 @@ def restart_run(args: argparse.Namespace, folder: Path) -> None:
               f"{load.rss_kib(again.pid) / 1024:.0f} MiB after the restore")
         print(f"  figure: restart with {running} running {SEATS}-seat games: {served:.2f} s "
               f"until every game serves again; {load.machine_load()}")
-        print(f"  its log: {load.tail(servers.logs[0], 3)}")
+        restored = [line for line in servers.logs[0].read_text().splitlines()
+                    if "tables restored in" in line]
+        print(f"  the restarted server's own count: {restored[-1] if restored else '?'}")
     finally:
         load.stop_servers(servers)
 

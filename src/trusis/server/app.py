@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -135,7 +136,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.ends = EndCache(settings.limits.summaries_cached)
         if settings.metrics_port is not None or settings.metrics_token:
             app.state.figures = metrics_live.start(hub, store, app.state.lag)
+        began = time.perf_counter()
         await hub.restore()
+        restored = time.perf_counter() - began
         app.state.quota.start()
         # What start-up built lives as long as the process: keep it out of the collector's
         # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py);
@@ -143,7 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
-        log.info("trusis serve: %d tables restored", len(hub.rooms))
+        log.info("trusis serve: %d tables restored in %.2f s", len(hub.rooms), restored)
         if settings.ready_message and settings.log_json:
             log.info("%s", settings.ready_message)
         elif settings.ready_message:
