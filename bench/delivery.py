@@ -11,13 +11,17 @@ package, e.g. `git archive main src | tar -x -C /tmp/main`, then DIR=/tmp/main/s
 On a shared machine only figures measured side by side mean anything: each round
 runs both, one after the other, in alternating order, and the ratios printed are
 this tree's CPU per action (and per frame) over the other's, round by round and
-their median (< 1: this tree is cheaper).
+their median (< 1: this tree is cheaper). Each round's line also splits the
+server's CPU per action between its event loop's thread and its other threads (the
+database's aiosqlite worker), read from /proc in the window.
 
 By default both run with the compiled engine (build/compiled, as ./run does): its
 package holds copies of every module, so for each tree an overlay is made in a
 temporary folder (the compiled build, then the tree's own .py files over it; the
 compiled extension modules still win for the engine, so the engine is the same
-for both) — the server code measured is really each tree's. `--pure`: both trees
+for both) — the server code measured is really each tree's (a compiled build is a
+snapshot: `TRUSIS_COMPILED` names another; the bench warns when a tree's engine
+sources differ from the build's). `--pure`: both trees
 as plain Python. `--profile FILE`: cProfile each server in one more round, its window
 only (a sitecustomize in the overlay starts and stops the profiler on SIGUSR1 and
 SIGUSR2), into FILE.this and FILE.against, and print the top of each.

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import statistics
@@ -38,9 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = 10
 
 
-def child(pushes: int, repeats: int, deflate: bool) -> tuple[float, float]:
-    """Best microseconds of CPU per frame out, in this process's tree, and the mean bytes
-    of a frame on the wire."""
+def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[float]:
+    """Best microseconds of CPU per frame out, in this process's tree (and with `other`,
+    the clients.py of another tree, loaded beside it: the repeats alternate), and the mean
+    bytes of a frame on the wire."""
     from starlette.websockets import WebSocket, WebSocketState
     from websockets.extensions.permessage_deflate import PerMessageDeflate
     from websockets.frames import Frame, Opcode
@@ -80,7 +82,7 @@ def child(pushes: int, repeats: int, deflate: bool) -> tuple[float, float]:
     async def receive() -> Any:
         return {"type": "websocket.connect"}
 
-    async def run() -> tuple[float, float]:
+    def make_clients(client_class: Any) -> list[Any]:
         clients = []
         for seat in range(1, CLIENTS + 1):
             extension = PerMessageDeflate(
@@ -90,29 +92,47 @@ def child(pushes: int, repeats: int, deflate: bool) -> tuple[float, float]:
             socket = WebSocket({"type": "websocket", "path": "/ws", "headers": []},
                                receive, asgi_send(extension))
             socket.application_state = socket.client_state = WebSocketState.CONNECTED
-            client = Client(socket, f"p{seat}", f"P{seat}", seat)
+            client = client_class(socket, f"p{seat}", f"P{seat}", seat)
             client.start()
             clients.append(client)
-        best = float("inf")
+        return clients
+
+    async def block(clients: list[Any]) -> float:
+        cpu = time.process_time()
+        for number in range(pushes):
+            for client in clients:
+                events = [{"seq": number * 2 + 1, "type": "said", "seat": 3,
+                           "text": "I am the doctor, trust me"},
+                          {"seq": number * 2 + 2, "type": "voted", "seat": 4,
+                           "target": number % CLIENTS + 1}]
+                view = steps[number % len(steps)][client.seat - 1]
+                client.send_events(number * 2 + 2, events, view,
+                                   {"now": time.time(), "deadline": 1e9})
+            while any(client.queue for client in clients):
+                await asyncio.sleep(0)
+        return (time.process_time() - cpu) / (pushes * CLIENTS) * 1e6
+
+    async def run() -> list[float]:
+        variants = [make_clients(Client)]
+        if other is not None:  # the other tree's clients.py, loaded beside this one
+            spec = importlib.util.spec_from_file_location("other_clients", other)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["other_clients"] = module
+            spec.loader.exec_module(module)
+            variants.append(make_clients(module.Client))
+        best = [float("inf")] * len(variants)
         for _ in range(repeats):
-            cpu = time.process_time()
-            for number in range(pushes):
-                for client in clients:
-                    events = [{"seq": number * 2 + 1, "type": "said", "seat": 3,
-                               "text": "I am the doctor, trust me"},
-                              {"seq": number * 2 + 2, "type": "voted", "seat": 4,
-                               "target": number % CLIENTS + 1}]
-                    view = steps[number % len(steps)][client.seat - 1]
-                    client.send_events(number * 2 + 2, events, view,
-                                       {"now": time.time(), "deadline": 1e9})
-                while any(client.queue for client in clients):
-                    await asyncio.sleep(0)
-            best = min(best, (time.process_time() - cpu) / (pushes * CLIENTS) * 1e6)
-        if any(client.closed for client in clients) or written[0] < pushes * CLIENTS * repeats:
+            for index, clients in enumerate(variants):
+                best[index] = min(best[index], await block(clients))
+        for clients in variants:
+            if any(client.closed for client in clients):
+                raise SystemExit("a client was closed: frames were lost")
+            for client in clients:
+                await client.stop()
+        if written[0] < pushes * CLIENTS * repeats * len(variants):
             raise SystemExit(f"frames were lost: {written[0]} written")
-        for client in clients:
-            await client.stop()
-        return best, written[1] / max(1, written[0])
+        return [*best, written[1] / max(1, written[0])]
 
     return asyncio.run(run())
 
@@ -125,10 +145,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-deflate", action="store_true")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--other", help=argparse.SUPPRESS)
+    parser.add_argument("--one-process", action="store_true",
+                        help="when the trees differ in clients.py only: both in one process, "
+                             "the other's clients.py loaded beside this one's, alternating")
     parser.add_argument("--pure", action="store_true", help="both trees as plain Python")
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.pushes, args.repeats, not args.no_deflate)))
+        print(json.dumps(child(args.pushes, args.repeats, not args.no_deflate, args.other)))
         return
     if args.against is None:
         parser.error("--against DIR")
@@ -142,13 +166,25 @@ def main() -> None:
         for name, tree in trees.items():
             (Path(tmp) / name).mkdir()
             paths[name] = overlay(tree, Path(tmp) / name, args.pure)
+        if args.one_process:
+            command = [sys.executable, __file__, "--child", "--pushes", str(args.pushes),
+                       "--repeats", str(args.repeats * args.rounds),
+                       "--other", str(trees["against"] / "trusis" / "server" / "clients.py")]
+            command += ["--no-deflate"] * args.no_deflate
+            out = subprocess.run(command, env=dict(os.environ, PYTHONPATH=paths["this"]),
+                                 capture_output=True, text=True, check=True).stdout
+            this, against, _ = json.loads(out.strip().splitlines()[-1])
+            print(f"one process, best of {args.repeats * args.rounds} alternating blocks: "
+                  f"this {this:.2f} us per frame, against {against:.2f} us: "
+                  f"{this / against:.3f}")
+            return
         for round_ in range(args.rounds):
             for name in (trees if round_ % 2 == 0 else list(reversed(trees))):
                 command = [sys.executable, __file__, "--child", "--pushes", str(args.pushes),
                            "--repeats", str(args.repeats)] + ["--no-deflate"] * args.no_deflate
                 out = subprocess.run(command, env=dict(os.environ, PYTHONPATH=paths[name]),
                                      capture_output=True, text=True, check=True).stdout
-                cpu, wire[name] = json.loads(out.strip().splitlines()[-1])
+                cpu, wire[name] = json.loads(out.strip().splitlines()[-1])  # type: ignore[misc]
                 found[name].append(cpu)
             print(f"round {round_ + 1}: this {found['this'][-1]:.2f} us per frame, against "
                   f"{found['against'][-1]:.2f} us", flush=True)
