@@ -1,6 +1,7 @@
 """The send path alone, in-process: what one frame out costs from `Client.send_events` to bytes.
 
-Usage: python bench/sendpath.py --against DIR [--pushes N] [--rounds R] [--no-deflate]
+Usage: python bench/sendpath.py --against DIR [--pushes N] [--repeats K] [--rounds R]
+                                [--no-deflate] [--one-process] [--pure]
 
 bench/delivery.py measures the whole server on a shared machine, where a few percent
 drown in noise. This isolates the delivery path's own code and times it with the
@@ -16,6 +17,9 @@ serialisation) and drops the bytes: the socket's write is all that is left out.
 Each tree runs in its own process (PYTHONPATH: its src, or delivery.py's overlay over
 the compiled engine), rounds alternating; printed: microseconds of CPU per frame for
 each, the best of each round's repeats, and this/against per round and their median.
+Separate processes on a shared machine differ by ±15 % on their own; when the trees
+differ in clients.py only, `--one-process` loads the other tree's clients.py beside
+this one's in one process and alternates blocks of the two (best of rounds x repeats).
 """
 
 from __future__ import annotations
