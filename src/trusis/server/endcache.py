@@ -37,7 +37,7 @@ class EndCache:
         if found is None:
             return None
         self.kept.move_to_end(key)
-        return _json(found)
+        return _json(found, "hit")
 
     async def build(self, key: Hashable, make: Callable[[], Any]) -> Response:
         """`make()` in a thread, once for simultaneous requests of the same key; its JSON
@@ -51,11 +51,14 @@ class EndCache:
         self.kept[key] = value
         while len(self.kept) > self.size:
             self.kept.popitem(last=False)
-        return _json(value)
+        return _json(value, "fwd=miss; stored")
 
 
-def _json(body: bytes) -> Response:
-    return Response(body, media_type="application/json")
+def _json(body: bytes, status: str) -> Response:
+    """The answer, with where it came from as an RFC 9211 `Cache-Status` header (so a
+    proxy's operator, and a test, can tell a cached answer from a rebuilt one)."""
+    return Response(body, media_type="application/json",
+                    headers={"Cache-Status": f"trusis; {status}"})
 
 
 def ends(connection: HTTPConnection) -> EndCache:
