@@ -1,4 +1,4 @@
-"""The game's single writer, in-process (server/room.py `Room.submit`): apply, store,
+"""The game's single writer, in-process (server/host.py `GameHost.submit`): apply, store,
 deliver to every client, then the sender's ack — and what happens when the store says
 no: a lost lease (the room follows the stored game) or a failed write (the room is
 rebuilt from the store). With the fakes of tests/core_fakes.py: no process, no socket,
@@ -123,7 +123,7 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
 @pytest.mark.asyncio
 async def test_a_failed_write_rebuilds_the_game_from_the_store_and_the_next_action_works(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
-    """room.py `_rebuild`: an append that fails (not a lost lease) leaves nothing
+    """host.py `GameHost.rebuild`: an append that fails (not a lost lease) leaves nothing
     unacknowledged in memory: the table is the stored one again, the bots play on that
     table, no client was sent the action, and the command is not remembered, so the
     same command sent again is applied — once — and acknowledged."""

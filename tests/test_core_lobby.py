@@ -239,7 +239,7 @@ async def test_two_claims_at_once_seat_one_person(
 async def test_a_failed_write_of_the_grace_leave_is_tried_again(
         core_store: FlakyStore, core_clock: FakeClock, bots_take_over: bool) -> None:
     """R52: the end of a seat's grace period stores its `leave`; a failed write of it
-    (rebuilt from the store, room.py `_rebuild`) leaves the seat still due, so the next
+    (rebuilt from the store, host.py `GameHost.rebuild`) leaves the seat still due, so the next
     timed step stores it."""
     game = await new_game(core_store, core_clock, bots_take_over=bots_take_over)
     room = game.room

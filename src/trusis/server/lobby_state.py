@@ -9,7 +9,7 @@ does no I/O: for a lobby request or a hand-over, the caller stores the seat's ro
 first (store.py, under the room's lock and its lease's fence), so a failed write
 changes nothing here; the engine's names are `names()` at the start (seating.py) and
 change by its `replace` action afterwards (handover.py), and the bot driver
-(botplay.py) plays `bot_seats()` from the start or a restore (`Room.seat_bots`), and
+(botplay.py) plays `bot_seats()` from the start or a restore (`GameHost.seat_bots`, host.py), and
 a hand-over's bot after.
 """
 

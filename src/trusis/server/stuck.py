@@ -5,7 +5,7 @@ A game is ended the way every game changes: by one action of its record, the
 staff's `draw` (docs/record.md), so that the stored record replays to the same end
 and every reader of records (`trusis replay`, the statistics, the history) needs
 nothing new. With a server running, the action is played by the game's single
-writer, `Room.submit`, on the process that owns the game (hub.py `_on_owner`
+writer, `GameHost.submit`, on the process that owns the game (hub.py `_on_owner`
 forwards it there in a cluster): it is stored, sent to every client as the events
 `operator_draw` and `game_over`, and to the other processes, as any action is.
 With no server running, `end_in_store` replays the stored game, plays the action
