@@ -216,6 +216,8 @@ class Room:
         self.lobby.left_on_purpose(seat)
 
     async def finished(self) -> None:
+        """The game's end is stored: the table is finished, and the process's end hook
+        (hub.py `finished_game`) keeps it in its players' history."""
         self.status = "finished"
         if self.on_finished is not None:
             try:

@@ -25,7 +25,8 @@ log = logging.getLogger("trusis.server")
 
 def start_timers(room: Room) -> None:
     """Run `room`'s timers (again, after a restart or a takeover)."""
-    assert room.host is not None
+    if room.host is None:
+        return  # no game to time (a table still in its lobby)
     timers = room.host.timers
     if not isinstance(timers, Timers):
         timers = room.host.timers = Timers(room)
