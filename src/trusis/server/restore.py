@@ -62,7 +62,7 @@ async def refill(room: Room, row: dict[str, Any] | None = None) -> None:
         return
     action_rows = await store.action_rows(row["id"])
     table = Table.from_record(record_of(row, action_rows))
-    host = room.play(table, room.host.deadline if room.host else None)  # the game's from now
+    host = room.play(table, room.host.deadline if room.host else None)  # its deadline: below
     lobby.quit = left_on_purpose(action_rows)
     lobby.replace_all(after_handovers(stored, host.table, action_rows))
     lobby.former = taken_over_from(lobby.seats)  # they watch: a snapshot, not their seat's seq
