@@ -1,15 +1,17 @@
 """Fakes for running the server core in-process: a store that fails on demand, a client
 transport that records what it is sent, and a clock that moves only when a test says.
 
-The room (server/room.py) is the game's single writer; these let a test drive it
-step by step — the way boardgame.io tests its Master — with no process, socket or
-sleep: a real `Store` on a SQLite file (migrated once per session, copied per
-test), `Client`s whose `send` keeps every frame decoded, and `FakeClock`.
+The game's host (server/host.py) is its single writer, delivering through its
+room (server/room.py); these let a test drive it step by step — the way
+boardgame.io tests its Master — with no process, socket or sleep: a real `Store`
+on a SQLite file (migrated once per session, copied per test), `Client`s whose
+`send` keeps every frame decoded, and `FakeClock`.
 
-The clock seam: room.py, handover.py, seating.py, restore.py and timers.py read `time.time()`
-through their module's `time` name; `install_clock` points that name (in those
-modules only) at a `FakeClock`, so no source change is needed. Nothing else of
-`time` changes (asyncio, the store's own stamps and perf counters keep the real one).
+The clock seam: room.py, host.py, handover.py, seating.py, restore.py and
+timers.py read `time.time()` through their module's `time` name; `install_clock`
+points that name (in those modules only) at a `FakeClock`, so no source change is
+needed. Nothing else of `time` changes (asyncio, the store's own stamps and perf
+counters keep the real one).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from starlette.websockets import WebSocket
 from trusis.rules.actions import Action
 from trusis.rules.views import view
 from trusis.server import handover, restore, seating, timers
+from trusis.server import host as host_module
 from trusis.server import room as room_module
 from trusis.server.clients import Client, Events
 from trusis.server.cluster.messages import Message
@@ -40,6 +43,7 @@ from trusis.server.cluster.node import Node
 from trusis.server.cluster.replica import Replica
 from trusis.server.cluster.writer import Writer
 from trusis.server.commits import Fence
+from trusis.server.host import GameHost
 from trusis.server.hub import Hub
 from trusis.server.options import TableOptions
 from trusis.server.protocol import Act, dumps, parse
@@ -51,7 +55,8 @@ from trusis.server.timers import Timers
 from trusis.server.ws import _act
 from trusis.table.table import Table
 
-CLOCKED: tuple[ModuleType, ...] = (room_module, handover, seating, restore, timers)
+CLOCKED: tuple[ModuleType, ...] = (room_module, host_module, handover, seating, restore,
+                                   timers)
 """The core modules whose `time.time()` the fake clock replaces."""
 
 START = 1_800_000_000.0  # the fake clock's first reading: any fixed moment will do
@@ -160,6 +165,12 @@ async def stored_actions(store: Store, table_id: str) -> list[dict[str, Any]]:
 
 async def stored_table(store: Store, table_id: str) -> Table:
     return await rebuild_table(store, table_id)
+
+
+def hosted(room: Room) -> GameHost:
+    """The host of `room`'s started game (a test's room has one by then)."""
+    assert room.host is not None, "the game has not started"
+    return room.host
 
 
 # -- the timers and the other processes ------------------------------------------------------
@@ -338,15 +349,14 @@ class Game:
 
     @property
     def table(self) -> Table:
-        assert self.room.table is not None
-        return self.room.table
+        return hosted(self.room).table
 
     def client(self, seat: int | None) -> FakeClient:
         return self.clients[seat]
 
     async def submit(self, action: Action, player: Player | None = None,
                      client_id: str | None = None) -> Any:
-        return await self.room.submit(action, player.id if player else None, client_id)
+        return await hosted(self.room).submit(action, player.id if player else None, client_id)
 
 
 async def new_game(store: FlakyStore, clock: FakeClock, names: tuple[str, ...] = ("Ann", "Bob"),
@@ -378,7 +388,7 @@ async def new_game(store: FlakyStore, clock: FakeClock, names: tuple[str, ...] =
     game = Game(hub, room, store, clock, wire, host, people, clients)
     if start:
         await hub.start(room, host)
-        await room.stop()  # no clock task: each timed step is the test's
+        await hosted(room).stop()  # no clock task: each timed step is the test's
         quiet(room)
     return game
 

@@ -1,4 +1,4 @@
-"""The game's single writer, in-process (server/room.py `Room.submit`): apply, store,
+"""The game's single writer, in-process (server/host.py `GameHost.submit`): apply, store,
 deliver to every client, then the sender's ack — and what happens when the store says
 no: a lost lease (the room follows the stored game) or a failed write (the room is
 rebuilt from the store). With the fakes of tests/core_fakes.py: no process, no socket,
@@ -18,6 +18,7 @@ from core_fakes import (
     disconnect,
     due,
     fake_client,
+    hosted,
     make_writer,
     new_game,
     stored_actions,
@@ -98,14 +99,14 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
     index = len(game.table.record.actions)
     core_clock.advance(5)
     await core_store.real_append(room.id, index, {"seat": 1, "do": SAY, "text": "the new owner"},
-                                 core_clock.now, ann.id, "elsewhere", room.deadline,
-                                 room.phase_key(), None)
+                                 core_clock.now, ann.id, "elsewhere", hosted(room).deadline,
+                                 hosted(room).phase_key(), None)
     game.wire.clear()
     core_store.fail_next("lease_lost")
     with pytest.raises(LeaseLost):
         await game.submit(Action(SAY, 1, text="never stored"), ann, "c2")
     assert isinstance(room.peers, Replica) and told == []
-    assert (room.owned, room.fence, room.bots, room.lobby.claims, room.away) == \
+    assert (room.owned, room.fence, hosted(room).bots, room.lobby.claims, room.away) == \
         (False, None, None, {}, {})
     stored = await stored_table(core_store, room.id)
     assert game.table.record.actions == stored.record.actions
@@ -122,7 +123,7 @@ async def test_a_lost_lease_mid_commit_leaves_the_room_following_the_stored_game
 @pytest.mark.asyncio
 async def test_a_failed_write_rebuilds_the_game_from_the_store_and_the_next_action_works(
         core_store: FlakyStore, core_clock: FakeClock) -> None:
-    """room.py `_rebuild`: an append that fails (not a lost lease) leaves nothing
+    """host.py `GameHost.rebuild`: an append that fails (not a lost lease) leaves nothing
     unacknowledged in memory: the table is the stored one again, the bots play on that
     table, no client was sent the action, and the command is not remembered, so the
     same command sent again is applied — once — and acknowledged."""
@@ -138,10 +139,10 @@ async def test_a_failed_write_rebuilds_the_game_from_the_store_and_the_next_acti
     assert game.table.record.actions == stored.record.actions
     for seat in SEATS:
         assert view_bytes(game.table, seat) == view_bytes(stored, seat)
-    assert room.bots is not None
-    assert room.bots.table is game.table and room.bots.driver.game is game.table
+    assert hosted(room).bots is not None
+    assert hosted(room).bots.table is game.table and hosted(room).bots.driver.game is game.table
     assert game.wire.log == []
-    assert room.answer(game.people[1].id, "c1") is None
+    assert room.answers.answer(game.people[1].id, "c1") is None
     ack = await act(game.hub, room, ann, "c1", do=SAY, text="first try")
     assert ack["type"] == "ack"
     assert [e["seq"] for e in ann.of_type("events")[-1]["events"]] == [seq + 1]
@@ -160,8 +161,8 @@ async def test_a_failed_timeout_write_leaves_the_phase_timer_due(
     its deadline (the stored one, passed) is still due: the next timed step fires it."""
     game = await new_game(core_store, core_clock)
     room = game.room
-    assert room.deadline is not None
-    core_clock.set(room.deadline + 1)
+    assert hosted(room).deadline is not None
+    core_clock.set(hosted(room).deadline + 1)
     core_store.fail_next("error")
     with pytest.raises(RuntimeError):
         await due(room, core_clock.now)
@@ -181,8 +182,8 @@ async def test_a_command_made_in_an_ended_phase_is_refused_as_stale_and_not_kept
     day1 = {"kind": "day", "number": 1}
     ok = await act(game.hub, room, ann, "a1", do=SAY, text="in time", phase=day1)
     assert ok["type"] == "ack"
-    assert room.deadline is not None
-    core_clock.set(room.deadline + 1)
+    assert hosted(room).deadline is not None
+    core_clock.set(hosted(room).deadline + 1)
     await due(room, core_clock.now)  # R12: the day's timer ends Day 1
     assert game.table.state.kind == "night"
     count = len(game.table.record.actions)
@@ -205,15 +206,15 @@ async def test_the_phase_timer_fires_once(core_store: FlakyStore,
     new deadline is stored with the timeout."""
     game = await new_game(core_store, core_clock)
     room = game.room
-    assert room.deadline is not None
-    core_clock.set(room.deadline + 1)
+    assert hosted(room).deadline is not None
+    core_clock.set(hosted(room).deadline + 1)
     await due(room, core_clock.now)
     await due(room, core_clock.now)
     assert [a.do for a in game.table.record.actions].count(TIMEOUT) == 1
     assert (game.table.state.kind, game.table.state.number) == ("night", 1)
-    assert room.deadline == core_clock.now + room.lobby.options.night_seconds
+    assert hosted(room).deadline == core_clock.now + room.lobby.options.night_seconds
     row = await core_store.table_row(room.id)
-    assert row is not None and row["deadline"] == room.deadline
+    assert row is not None and row["deadline"] == hosted(room).deadline
     assert [a["do"] for a in await stored_actions(core_store, room.id)].count(TIMEOUT) == 1
 
 
@@ -223,18 +224,18 @@ async def test_a_deadline_passed_while_down_fires_once_after_the_game_is_read_ba
     """R12, restore.py: a server down past a phase's deadline reads the game back with
     the stored deadline, and its first timed step fires the timer — once."""
     game = await new_game(core_store, core_clock)
-    deadline = game.room.deadline
+    deadline = hosted(game.room).deadline
     assert deadline is not None
     core_clock.set(deadline + 30)  # the process is gone meanwhile
     row = await core_store.table_row(game.room.id)
     assert row is not None
     room = await load_room(core_store, row, 1.0)
-    assert room.deadline == deadline and room.owned
+    assert hosted(room).deadline == deadline and room.owned
     await due(room, core_clock.now)
     await due(room, core_clock.now)
-    assert room.table is not None
-    assert [a.do for a in room.table.record.actions].count(TIMEOUT) == 1
-    assert room.deadline == core_clock.now + room.lobby.options.night_seconds
+    assert room.host is not None
+    assert [a.do for a in hosted(room).table.record.actions].count(TIMEOUT) == 1
+    assert hosted(room).deadline == core_clock.now + room.lobby.options.night_seconds
     assert [a["do"] for a in await stored_actions(core_store, room.id)].count(TIMEOUT) == 1
 
 
@@ -290,7 +291,7 @@ async def test_the_end_is_stored_once_with_its_winner_and_kept_in_the_history(
     room = game.room
     await play_to_the_end(game)
     assert not game.table.state.running
-    assert (room.status, room.deadline) == ("finished", None)
+    assert (room.status, hosted(room).deadline) == ("finished", None)
     row = await core_store.table_row(room.id)
     assert row is not None
     assert (row["status"], row["winner"], row["deadline"]) == \
@@ -319,4 +320,4 @@ async def test_a_failed_write_of_the_ending_action_leaves_the_game_timed(
     assert game.table.state.running and game.room.status == "running"
     row = await core_store.table_row(game.room.id)
     assert row is not None and row["deadline"] is not None
-    assert game.room.deadline == row["deadline"]
+    assert hosted(game.room).deadline == row["deadline"]

@@ -18,6 +18,7 @@ from core_fakes import (
     disconnect,
     due,
     fake_client,
+    hosted,
     new_game,
 )
 from trusis.rules.actions import LEAVE, REPLACE
@@ -39,8 +40,8 @@ def held(room: Room) -> dict[int, tuple[Any, ...]]:
 
 
 def last_two(room: Room) -> list[dict[str, Any]]:
-    assert room.table is not None
-    return [a.to_dict() for a in room.table.record.actions[-2:]]
+    assert room.host is not None
+    return [a.to_dict() for a in hosted(room).table.record.actions[-2:]]
 
 
 @pytest.mark.asyncio
@@ -67,15 +68,15 @@ async def test_the_lobby_stores_each_seat_and_the_start_tells_each_client_its_se
     assert await hub.add_bot(room, host, "heuristic", None) == 5
     assert await seat_rows(core_store, room) == held(room)
     await hub.start(room, host)
-    await room.stop()
-    assert room.status == "running" and room.table is not None
+    await hosted(room).stop()
+    assert room.status == "running" and room.host is not None
     row = await core_store.table_row(room.id)
     assert row is not None
     assert (row["status"], row["deadline"], row["deadline_phase"]) == \
         ("running", core_clock.now + room.lobby.options.day_seconds, "day:1")
     for seat in (1, None):
         snapshot = game.client(seat).of_type("snapshot")[-1]
-        assert snapshot["view"] == room.table.snapshot(seat)
+        assert snapshot["view"] == hosted(room).table.snapshot(seat)
     assert room.away == {2: core_clock.now}  # R52: Bob's grace runs from the start
     with pytest.raises(LobbyError) as started:
         await hub.sit(room, bob, None)
@@ -99,22 +100,23 @@ async def test_a_seat_gone_past_its_grace_goes_to_a_bot_and_back_to_its_player(
     assert (not_left.value.status, not_left.value.code) == (409, "not_left")
     core_clock.advance(grace - 1)
     await due(room, core_clock.now)
-    assert room.table is not None and not room.table.state.left[2]
-    assert room.lobby.holding(2, room.table) == "person"  # only disconnected (D18)
+    assert room.host is not None and not hosted(room).table.state.left[2]
+    assert room.lobby.holding(2, hosted(room).table) == "person"  # only disconnected (D18)
     core_clock.advance(1)
     await due(room, core_clock.now)
     assert last_two(room) == [{"seat": 2, "do": LEAVE}, {"seat": 2, "do": REPLACE, "by": "bot"}]
     assert room.lobby.seats[2].kind == "bot" and room.lobby.seats[2].player_id == bob.id
     assert await seat_rows(core_store, room) == held(room)
-    assert room.bots is not None and 2 in room.bots.seats
-    assert room.lobby.holding(2, room.table) == "bot"
+    assert hosted(room).bots is not None and 2 in hosted(room).bots.seats
+    assert room.lobby.holding(2, hosted(room).table) == "bot"
     assert bob.id in room.lobby.former and room.away == {}
     assert returnable(room, bob.id) == 2
     assert await hub.return_seat(room, bob) == 2  # D29
     assert held(room)[2] == ("person", "Bob", bob.id, None)
-    assert room.lobby.holding(2, room.table) == "person" and bob.id not in room.lobby.former
-    assert room.table.record.actions[-1].to_dict() == {"seat": 2, "do": REPLACE, "by": "Bob"}
-    assert 2 not in room.bots.seats
+    assert room.lobby.holding(2, hosted(room).table) == "person" and bob.id not in room.lobby.former
+    assert hosted(room).table.record.actions[-1].to_dict() == \
+        {"seat": 2, "do": REPLACE, "by": "Bob"}
+    assert 2 not in hosted(room).bots.seats
     assert await seat_rows(core_store, room) == held(room)
     assert room.away == {2: core_clock.now}  # D29: not connected yet, its grace runs again
 
@@ -130,11 +132,11 @@ async def test_without_bots_a_seat_gone_past_its_grace_leaves_and_passes_by_itse
     core_clock.advance(room.lobby.options.grace_seconds)
     await due(room, core_clock.now)
     await due(room, core_clock.now)
-    assert room.table is not None and room.table.state.left[2]
+    assert room.host is not None and hosted(room).table.state.left[2]
     leaves = [r for r in await core_store.action_rows(room.id) if '"leave"' in r["data"]]
     assert len(leaves) == 1 and leaves[0]["player_id"] is None
     assert room.lobby.seats[2].kind == "person" and 2 not in room.lobby.quit
-    assert room.lobby.holding(2, room.table) == "departed"  # it passes by itself (R52)
+    assert room.lobby.holding(2, hosted(room).table) == "departed"  # it passes by itself (R52)
     assert returnable(room, game.people[2].id) == 2
 
 
@@ -157,8 +159,8 @@ async def test_a_claim_code_seats_one_person_once_and_every_other_code_dies(
     assert first is not None and second is not None and first != second
     carl = await core_store.new_player("Carl", "guest")
     dan = await core_store.new_player("Dan", "guest")
-    assert room.table is not None
-    knew = room.table.snapshot(2)
+    assert room.host is not None
+    knew = hosted(room).table.snapshot(2)
     assert await hub.claim(room, carl, first) == 2
     assert room.lobby.claims == {}
     for player, code in ((dan, second), (dan, first)):
@@ -167,9 +169,10 @@ async def test_a_claim_code_seats_one_person_once_and_every_other_code_dies(
         assert (dead.value.status, dead.value.code) == (404, "no_such_claim")
     assert held(room)[2] == ("person", "Carl", carl.id, None)
     assert await seat_rows(core_store, room) == held(room)
-    assert room.table.record.actions[-1].to_dict() == {"seat": 2, "do": REPLACE, "by": "Carl"}
+    assert hosted(room).table.record.actions[-1].to_dict() == \
+        {"seat": 2, "do": REPLACE, "by": "Carl"}
     assert bob_client.seat is None  # reseated: Bob watches now
-    assert bob_client.of_type("snapshot")[-1]["view"] == room.table.snapshot(None)
+    assert bob_client.of_type("snapshot")[-1]["view"] == hosted(room).table.snapshot(None)
     assert room.away == {2: core_clock.now}  # D29: Carl is not connected yet
     carl_client = fake_client(carl, 2)
     await connect(room, carl_client)
@@ -224,9 +227,10 @@ async def test_two_claims_at_once_seat_one_person(
     refused = [r for r in results if isinstance(r, LobbyError)]
     assert len(seated) == 1 and len(refused) == 1, results
     assert refused[0].code in ("no_such_claim", "not_left")
-    assert room.table is not None
-    assert [a.by for a in room.table.record.actions if a.do == REPLACE] in (["Carl"], ["Dan"])
-    assert room.lobby.seats[2].name == room.table.record.actions[-1].by
+    assert room.host is not None
+    actions = hosted(room).table.record.actions
+    assert [a.by for a in actions if a.do == REPLACE] in (["Carl"], ["Dan"])
+    assert room.lobby.seats[2].name == hosted(room).table.record.actions[-1].by
     assert await seat_rows(core_store, room) == held(room) and room.lobby.claims == {}
 
 
@@ -235,7 +239,7 @@ async def test_two_claims_at_once_seat_one_person(
 async def test_a_failed_write_of_the_grace_leave_is_tried_again(
         core_store: FlakyStore, core_clock: FakeClock, bots_take_over: bool) -> None:
     """R52: the end of a seat's grace period stores its `leave`; a failed write of it
-    (rebuilt from the store, room.py `_rebuild`) leaves the seat still due, so the next
+    (rebuilt from the store, host.py `GameHost.rebuild`) leaves the seat still due, so the next
     timed step stores it."""
     game = await new_game(core_store, core_clock, bots_take_over=bots_take_over)
     room = game.room
@@ -244,10 +248,10 @@ async def test_a_failed_write_of_the_grace_leave_is_tried_again(
     core_store.fail_next("error")
     with pytest.raises(RuntimeError):
         await due(room, core_clock.now)
-    assert room.table is not None and not room.table.state.left[2]
+    assert room.host is not None and not hosted(room).table.state.left[2]
     core_clock.advance(1)  # timers.py `_run` tries again a second later
     await due(room, core_clock.now)
-    assert departed(room.table, 2) and room.away == {}  # left, or a bot's (R53)
+    assert departed(hosted(room).table, 2) and room.away == {}  # left, or a bot's (R53)
     assert (room.lobby.seats[2].kind == "bot") == bots_take_over
 
 

@@ -19,6 +19,7 @@ from core_fakes import (
     connect,
     due,
     fake_client,
+    hosted,
     load_follower,
     make_writer,
     new_game,
@@ -44,11 +45,11 @@ async def play_a_while(game: Game, steps: int) -> None:
     await act(hub, room, game.client(1), "a1", do=SAY, text="hello")
     await act(hub, room, game.client(2), "b1", do=SAY, text="secret", to=1)
     for step in range(steps):
-        if room.table is None or not room.table.state.running:
+        if room.host is None or not hosted(room).table.state.running:
             return
         clock.advance(25)
         await due(room, clock.now)
-        if step % 3 == 0 and room.table.state.kind == "day":  # R12: the timer ends nights
+        if step % 3 == 0 and hosted(room).table.state.kind == "day":  # R12: the timer ends nights
             for seat in (1, 2):
                 await act(hub, room, game.client(seat), f"p{step}.{seat}", do=PASS)
 
@@ -73,37 +74,38 @@ async def test_a_follower_applies_announced_actions_catches_up_a_gap_and_matches
         mirrors[seat] = fake_client(player, seat)
         await connect(follower, mirrors[seat])
     await play_a_while(game, 16)
-    assert owner.table is not None and follower.table is not None
+    assert owner.host is not None and follower.host is not None
     actions = [m for m in announced if isinstance(m, Actions)]
     assert len(actions) >= 10
-    assert sum(len(m.entries) for m in actions) == len(owner.table.record.actions) - \
-        len(follower.table.record.actions)
+    assert sum(len(m.entries) for m in actions) == len(hosted(owner).table.record.actions) - \
+        len(hosted(follower).table.record.actions)
     lost = len(actions) // 2
     for message in actions[:lost]:
         assert follow(follower, message.first, message.entries, message.deadline)
-    have = len(follower.table.record.actions)
+    have = len(hosted(follower).table.record.actions)
     gap = actions[lost + 1]
     assert not follow(follower, gap.first, gap.entries, gap.deadline)
-    assert len(follower.table.record.actions) == have
+    assert len(hosted(follower).table.record.actions) == have
     stored = await core_store.table_row(owner.id)
     assert stored is not None
     follow_rows(follower, await core_store.action_rows_after(owner.id, have), stored["deadline"])
     for message in actions[lost:]:  # late or repeated announcements: nothing twice
         assert follow(follower, message.first, message.entries, message.deadline)
-    assert follower.table.record.actions == owner.table.record.actions
-    assert follower.table.record.times == owner.table.record.times
-    assert (follower.deadline, follower.status) == (owner.deadline, owner.status)
+    assert hosted(follower).table.record.actions == hosted(owner).table.record.actions
+    assert hosted(follower).table.record.times == hosted(owner).table.record.times
+    assert (hosted(follower).deadline, follower.status) == (hosted(owner).deadline, owner.status)
     for seat in SEATS:
-        assert view_bytes(follower.table, seat) == view_bytes(owner.table, seat)
-        assert follower.table.events_after(seat, 0) == owner.table.events_after(seat, 0)
+        assert view_bytes(hosted(follower).table, seat) == view_bytes(hosted(owner).table, seat)
+        assert hosted(follower).table.events_after(seat, 0) == \
+            hosted(owner).table.events_after(seat, 0)
     for seat, mirror in mirrors.items():
         assert mirror.events() == game.client(seat).events()
         assert mirror.last_view() == game.client(seat).last_view() == \
-            view_json(owner.table, seat)
+            view_json(hosted(owner).table, seat)
         assert mirror.seq == game.client(seat).seq
     with pytest.raises(LeaseLost):
-        await follower.submit(Action(SAY, 1, text="here"), game.people[1].id, "f1")
-    assert len(await core_store.action_rows(owner.id)) == len(owner.table.record.actions)
+        await hosted(follower).submit(Action(SAY, 1, text="here"), game.people[1].id, "f1")
+    assert len(await core_store.action_rows(owner.id)) == len(hosted(owner).table.record.actions)
 
 
 @pytest.mark.asyncio
@@ -118,15 +120,15 @@ async def test_a_follower_that_takes_over_reads_the_stored_game(
     make_writer(owner, lambda _message: None, fenced=True)
     core_store.fail_next("lease_lost")
     with pytest.raises(LeaseLost):
-        await owner.submit(Action(SAY, 1, text="lost"), game.people[1].id, "x1")
+        await hosted(owner).submit(Action(SAY, 1, text="lost"), game.people[1].id, "x1")
     row = await core_store.table_row(owner.id)
     assert row is not None
     taken = await load_room(core_store, row, 1.0)
-    assert owner.table is not None and taken.table is not None
-    assert owner.table.record.actions == taken.table.record.actions
+    assert owner.host is not None and taken.host is not None
+    assert hosted(owner).table.record.actions == hosted(taken).table.record.actions
     for seat in SEATS:
-        assert view_bytes(owner.table, seat) == view_bytes(taken.table, seat)
-    assert (owner.deadline, owner.status) == (taken.deadline, taken.status)
+        assert view_bytes(hosted(owner).table, seat) == view_bytes(hosted(taken).table, seat)
+    assert (hosted(owner).deadline, owner.status) == (hosted(taken).deadline, taken.status)
 
 
 class Bus:
@@ -178,17 +180,17 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
     owner = game.room
     bus = Bus(owner)
     follower = await load_follower(core_store, owner.id)
-    assert follower.table is None
+    assert follower.host is None
     mirrors = {seat: fake_client(game.people[seat], seat) for seat in (1, 2)}
     for mirror in mirrors.values():
         await connect(follower, mirror)
     await game.hub.start(owner, game.host)
-    await owner.stop()
+    await hosted(owner).stop()
     quiet(owner)
     assert await bus.deliver(follower) == 1  # the start: read from the store
-    assert follower.table is not None and owner.table is not None
+    assert follower.host is not None and owner.host is not None
     for seat, mirror in mirrors.items():
-        assert mirror.of_type("snapshot")[-1]["view"] == owner.table.snapshot(seat)
+        assert mirror.of_type("snapshot")[-1]["view"] == hosted(owner).table.snapshot(seat)
     await play_a_while(game, 2)
     leave = await act(game.hub, owner, game.client(2), "bye", do=LEAVE)  # D31, on purpose
     assert leave["type"] == "ack"
@@ -200,10 +202,10 @@ async def test_a_follower_from_the_lobby_follows_the_start_and_a_hand_over(
     for player_id in (game.host.id, game.people[2].id, None):
         assert lobby(follower, player_id) == lobby(owner, player_id)
     for seat in SEATS:
-        assert view_bytes(follower.table, seat) == view_bytes(owner.table, seat)
+        assert view_bytes(hosted(follower).table, seat) == view_bytes(hosted(owner).table, seat)
     assert mirrors[2].seat is None  # Bob's connection there: his seat is the bot's now
-    assert mirrors[2].of_type("snapshot")[-1]["view"] == owner.table.snapshot(None)
-    assert mirrors[1].last_view() == game.client(1).last_view() == view_json(owner.table, 1)
+    assert mirrors[2].of_type("snapshot")[-1]["view"] == hosted(owner).table.snapshot(None)
+    assert mirrors[1].last_view() == game.client(1).last_view() == view_json(hosted(owner).table, 1)
 
 
 @pytest.mark.asyncio
@@ -250,9 +252,9 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
     with pytest.raises(LeaseLost):
         await act(game.hub, a, game.client(1), "a1", do=SAY, text="too late")
     assert a.lobby.seats[2].player_id == carl.id  # the stored seats
-    assert a.table is not None and bob.seat is None  # reseated at once: Bob watches
-    assert bob.of_type("snapshot")[-1]["view"] == a.table.snapshot(None)
-    assert game.client(1).seq == a.table.stream_length(1)  # caught up with the stored game
+    assert a.host is not None and bob.seat is None  # reseated at once: Bob watches
+    assert bob.of_type("snapshot")[-1]["view"] == hosted(a).table.snapshot(None)
+    assert game.client(1).seq == hosted(a).table.stream_length(1)  # caught up with the stored game
     ann_on_b = fake_client(game.people[1], 1)
     await connect(b, ann_on_b)
     quiet(b)
@@ -260,8 +262,8 @@ async def test_a_lost_lease_reseats_the_connections_to_the_stored_seats(
     assert whisper["type"] == "ack"
     await bus.deliver(a)
     quiet(a)
-    assert a.table is not None and b.table is not None
-    assert view_bytes(a.table, 2) == view_bytes(b.table, 2)
+    assert a.host is not None and b.host is not None
+    assert view_bytes(hosted(a).table, 2) == view_bytes(hosted(b).table, 2)
     assert "for Carl" not in str(bob.frames)
     assert bob.seat is None
 
@@ -290,7 +292,7 @@ async def test_a_follower_that_missed_a_hand_over_catches_up_the_seats_too(
     assert whisper["type"] == "ack"
     assert await bus.deliver(follower) == 1  # a gap: caught up from the store
     quiet(follower)
-    assert follower.table is not None and owner.table is not None
-    assert follower.table.record.actions == owner.table.record.actions
+    assert follower.host is not None and owner.host is not None
+    assert hosted(follower).table.record.actions == hosted(owner).table.record.actions
     assert "for Carl" not in str(bob_there.frames)
     assert follower.lobby.seats == owner.lobby.seats and bob_there.seat is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from core_fakes import FakeClock, FlakyStore, new_game
+from core_fakes import FakeClock, FlakyStore, hosted, new_game
 from trusis.rules.actions import LEAVE, REPLACE, Action
 from trusis.server.restore import load_room
 from trusis.server.seat import Seat
@@ -46,7 +46,7 @@ async def test_R53_a_departed_seat_a_person_claimed_is_theirs_after_a_crash_befo
     game = await new_game(core_store, core_clock, bots_take_over=False)
     carl = await core_store.new_player("Carl", "guest")
     await game.submit(Action(LEAVE, 2))
-    assert (await game.room.submit(Action(REPLACE, 2, by="Carl"), carl.id)).accepted
+    assert (await hosted(game.room).submit(Action(REPLACE, 2, by="Carl"), carl.id)).accepted
     seats = await _read_back(core_store, game.room.id)
     assert (seats[2].kind, seats[2].name, seats[2].player_id) == ("person", "Carl", carl.id)
 

@@ -86,10 +86,10 @@ def test_an_ack_is_numbered_once_and_kept_so() -> None:
     room = Room("t", "table", LobbyState("h", "Host", TableOptions(), "invite"),
                 cast(Store, None))
     first = CommandAnswer.ack("c-1", count=4)
-    room.remember("p", "c-1", first)
+    room.answers.remember("p", "c-1", first)
     sent = numbered(room, "p", first, 17)
-    assert sent == first.with_seq(17) and room.answer("p", "c-1") == sent
+    assert sent == first.with_seq(17) and room.answers.answer("p", "c-1") == sent
     assert numbered(room, "p", sent, 30) is sent  # a copy: its first number stays
     refused = CommandAnswer.refused("c-2", "target_dead", {"target": 4}, "seat 4 is dead")
     assert numbered(room, "p", refused, 17) is refused
-    assert room.answer("p", "c-2") is None and len(room.answers) == 1
+    assert room.answers.answer("p", "c-2") is None and len(room.answers.answers) == 1

@@ -305,8 +305,7 @@ def test_D38_the_owner_checks_the_role_itself(tmp_path: Path) -> None:
     written: list[object] = []
 
     async def attempt(store: Store, player_id: str) -> str:
-        room = cast(Room, SimpleNamespace(store=store, id="t", status="open", table=None,
-                                          submit=written.append))
+        room = cast(Room, SimpleNamespace(store=store, id="t", status="open", host=None))
         with pytest.raises(LobbyError) as refused:
             await end_on_owner(room, player_id)
         return refused.value.code

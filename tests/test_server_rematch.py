@@ -253,7 +253,8 @@ def test_who_may_propose_the_host_at_once_a_seats_holder_after_a_minute_D_R1() -
     end = 1_000_000.0
     lobby = SimpleNamespace(host_id="ann", seat_of=lambda pid: {"ann": 1, "bob": 2}.get(pid))
     room = SimpleNamespace(status="finished", lobby=lobby,
-                           table=SimpleNamespace(record=SimpleNamespace(times=[end - 5, end])))
+                           host=SimpleNamespace(table=SimpleNamespace(
+                               record=SimpleNamespace(times=[end - 5, end]))))
     ann, bob, eve = (Player(i, i.title(), "guest") for i in ("ann", "bob", "eve"))
     may_propose(room, ann, end + 1)  # type: ignore[arg-type]
     with pytest.raises(LobbyError) as early:

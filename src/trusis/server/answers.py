@@ -7,11 +7,13 @@ the servers: `count`, the record's length after the command (what a follower mus
 hold before it answers), and `again`, set on an answer read back from the store
 after a restart (restore.py), whose stream number was never stored. An answer
 crosses processes (cluster/forward.py) as the dict `to_wire` makes and `from_wire`
-reads back.
+reads back. `AnswerBook` keeps a table's answers, so that each command is answered once.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -19,6 +21,8 @@ from typing import Any, Literal
 from trusis.server.protocol import dumps
 
 AnswerType = Literal["ack", "refused"]
+
+ANSWERS_KEPT = 5000
 
 
 class BadAnswer(ValueError):
@@ -97,3 +101,22 @@ class CommandAnswer:
             raise BadAnswer("a command's answer with malformed fields")
         return cls(kind, client_id, str(data.get("code", "")), params,
                    str(data.get("message", "")), seq, count, bool(data.get("again", False)))
+
+
+@dataclass
+class AnswerBook:
+    """A table's answers by (player, client id), the last `ANSWERS_KEPT`, and the commands
+    being applied. The room's, not its game's: a command is answered once from the lobby
+    on (`not_started`) to the end (commands.py)."""
+
+    answers: OrderedDict[tuple[str, str], CommandAnswer] = field(default_factory=OrderedDict)
+    pending: dict[tuple[str, str], asyncio.Future[None]] = field(default_factory=dict)
+    """Commands being applied, by (player, client id): a copy waits for their answer."""
+
+    def answer(self, player_id: str, client_id: str) -> CommandAnswer | None:
+        return self.answers.get((player_id, client_id))
+
+    def remember(self, player_id: str, client_id: str, reply: CommandAnswer) -> None:
+        self.answers[(player_id, client_id)] = reply
+        while len(self.answers) > ANSWERS_KEPT:
+            self.answers.popitem(last=False)

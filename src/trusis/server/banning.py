@@ -24,7 +24,7 @@ async def _unseat(room: Room, player_id: str) -> None:
     for number, held in list(room.lobby.seats.items()):
         if held.player_id != player_id or held.kind != "person" or not room.owned:
             continue
-        if room.status == "running" and room.table is not None and room.table.state.running:
+        if room.status == "running" and room.host is not None and room.host.table.state.running:
             await hand_to_bot(room, number)
         elif room.status == "open":
             async with room.lock:

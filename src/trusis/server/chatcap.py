@@ -25,8 +25,8 @@ KEPT = 1000
 def _after_end(room: Room) -> Counter[int]:
     """The messages each seat sent after the end: the record's trailing `say`s (once a
     game has ended, nothing but chat is accepted)."""
-    assert room.table is not None
-    actions = room.table.record.actions
+    assert room.host is not None
+    actions = room.host.table.record.actions
     counted, seats = _counted.get(room.id, (0, Counter()))
     if counted == 0:
         index = len(actions)
@@ -43,7 +43,7 @@ def _after_end(room: Room) -> Counter[int]:
 
 def refusal(room: Room, seat: int, do: str) -> tuple[str, dict[str, int]] | None:
     """Why this message after the end is one too many (a code and its parameters)."""
-    if do != SAY or room.table is None or room.table.state.running:
+    if do != SAY or room.host is None or room.host.table.state.running:
         return None
     seats = _after_end(room)
     cap = LIMITS.chat_after_end_per_seat

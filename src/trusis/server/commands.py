@@ -6,7 +6,7 @@ checks, the same rate limits and the same once-only rule. A first answer
 leaves out `seq`, the sender's stream number: the process that holds the
 sender's connection adds it once that connection has been sent the action's
 events (`numbered`), so that a copy gets the same answer. Every answer kept
-(`Room.remember`) is stored here, and only here (restore.py reads them back).
+(`Room.answers`) is stored here, and only here (restore.py reads them back).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ checks who the host is)."""
 
 
 def _namer(room: Room) -> Callable[[int], str]:
-    names = room.table.state.names if room.table else []
+    names = room.host.table.state.names if room.host else []
     return lambda seat: names[seat] if 0 < seat < len(names) else seat_label(seat)
 
 
@@ -51,13 +51,14 @@ async def command(room: Room, player_id: str, seat: int | None, client_id: str,
     `count` in the answer is the record's length after it (what a follower must have).
     """
     key = (player_id, client_id)
-    while (pending := room.pending.get(key)) is not None:
+    book = room.answers
+    while (pending := book.pending.get(key)) is not None:
         await asyncio.shield(pending)
-    known = room.answer(player_id, client_id)
+    known = book.answer(player_id, client_id)
     if known is not None:  # the same command again: answered again, applied once
         return known.copy()
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    room.pending[key] = done
+    book.pending[key] = done
     began = time.perf_counter()
     try:
         reply = await _apply(room, player_id, seat, client_id, given, lang)
@@ -65,16 +66,17 @@ async def command(room: Room, player_id: str, seat: int | None, client_id: str,
             figures.ack.labels(reply.type).observe(time.perf_counter() - began)
         return reply
     finally:
-        if room.pending.get(key) is done:
-            del room.pending[key]
+        if book.pending.get(key) is done:
+            del book.pending[key]
         done.set_result(None)
 
 
 async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
                  given: ActionIn, lang: str) -> CommandAnswer:
     reply: CommandAnswer
-    if room.table is None or seat is None:
-        code = "not_started" if room.table is None else "spectator"
+    host = room.host
+    if host is None or seat is None:
+        code = "not_started" if host is None else "spectator"
         reply = refusal(room, client_id, code, {}, lang)
     elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
         reply = refusal(room, client_id, "unknown_action", {"do": given.do}, lang)
@@ -83,9 +85,9 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
     elif given.do == SAY and (muted := await sanctions.muted_until(
             room.store.engine, player_id)) is not None:  # a moderator's mute, from the database
         reply = refusal(room, client_id, "muted", {"until": muted or None}, lang)
-    elif not room.allowed(player_id, Action(given.do)):
+    elif not host.allowed(player_id, Action(given.do)):
         # `retry_after`: when the same command would be taken (the chat says when).
-        wait = room.retry_after(player_id, Action(given.do))
+        wait = host.retry_after(player_id, Action(given.do))
         reply = refusal(room, client_id, "rate_limited", {"retry_after": wait}, lang)
         if (figures := metrics.FIGURES) is not None:
             figures.rate_limited("chat" if given.do == SAY else "command")
@@ -93,15 +95,15 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
     else:
         action = Action(given.do, seat, given.target, given.shown, given.text, given.to)
         made_in = None if given.phase is None else (given.phase.kind, given.phase.number)
-        outcome = await room.submit(action, player_id, client_id, made_in)
+        outcome = await host.submit(action, player_id, client_id, made_in)
         if outcome.refusal is None:
             reply = CommandAnswer.ack(client_id)
         else:
             err = outcome.refusal  # rendered from the same catalogue as err.message()
             reply = refusal(room, client_id, err.code, err.params, lang)
-    if room.table is not None:
-        reply = reply.counted(len(room.table.record.actions))
-    room.remember(player_id, client_id, reply)
+    if room.host is not None:
+        reply = reply.counted(len(room.host.table.record.actions))
+    room.answers.remember(player_id, client_id, reply)
     return reply
 
 
@@ -111,5 +113,5 @@ def numbered(room: Room, player_id: str, answer: CommandAnswer, seq: int) -> Com
     if answer.type != "ack" or answer.seq is not None:
         return answer
     answer = answer.with_seq(seq)
-    room.remember(player_id, answer.id, answer)
+    room.answers.remember(player_id, answer.id, answer)
     return answer

@@ -68,4 +68,4 @@ def ends(connection: HTTPConnection) -> EndCache:
 
 def version(room: Room) -> int:
     """The record's length: what changes when a message after the end is added."""
-    return len(room.table.record.actions) if room.table is not None else -1
+    return len(room.host.table.record.actions) if room.host is not None else -1

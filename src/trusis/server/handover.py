@@ -2,10 +2,11 @@
 
 A bot takes a seat when its grace period ends (R52: the seat leaves first) or
 when the host hands it a departed seat; a person only ever takes a departed
-seat (D18). The `replace` action hands it over with all the seat knew; the
-room's seats, the store and every connected client follow (`Room.reseat`): the
-one who held it now watches. Every claim code of the seat dies with it. The
-seat's holder, its stored row and the bot driver change together in seat_changes.py.
+seat (D18). The `replace` action, played through the game's host (host.py),
+hands it over with all the seat knew; the room's seats, the store and every
+connected client follow (`Room.reseat`): the one who held it now watches.
+Every claim code of the seat dies with it. The seat's holder, its stored row and
+the bot driver change together in seat_changes.py.
 
 A seat a bot took over stays its player's (`Seat.player_id`): the same player
 takes it back at once when they return (D29), and keeps the game (D32).
@@ -28,10 +29,11 @@ if TYPE_CHECKING:
 
 async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
     """R52–R53: the seat leaves (if it has not), and a bot plays it from now on."""
-    table = room.table
-    assert table is not None
+    host = room.host
+    assert host is not None
+    table = host.table
     if not table.state.left[seat]:
-        await room.submit(Action(LEAVE, seat))
+        await host.submit(Action(LEAVE, seat))
     if not table.state.running:
         return
     lobby = room.lobby
@@ -42,7 +44,7 @@ async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:
         await seat_changes.to_bot(room, seat, name, kind)  # still its player's (D29)
         room.reseat()  # the person now watches; the seat is the bot's
 
-    await room.submit(Action(REPLACE, seat, by="bot"), seated=seated)
+    await host.submit(Action(REPLACE, seat, by="bot"), seated=seated)
 
 
 async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
@@ -50,9 +52,9 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
     """R53: a person (or a program) takes a departed seat, with all it knew: a new one
     through the host's link, or its own player coming back (D29). Never a seat that has
     not left (only disconnected: its player may come back; D18): False then."""
-    table = room.table
-    assert table is not None
-    if not departed(room.table, seat):
+    host = room.host
+    assert host is not None
+    if not departed(host.table, seat):
         return False
 
     async def seated() -> None:  # under the room's lock, before anyone reads the replace
@@ -63,7 +65,7 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
         if not room.connected(seat):  # until its player connects, its grace runs (R52)
             room.away[seat] = time.time()
 
-    outcome = await room.submit(Action(REPLACE, seat, by=name), player_id,  # its taker's
+    outcome = await host.submit(Action(REPLACE, seat, by=name), player_id,  # its taker's
                                 seated=seated)
     return outcome.accepted
 
@@ -71,7 +73,7 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
 def returnable(room: Room, player_id: str) -> int | None:
     """The departed seat `player_id` gets back by coming back (D29): theirs, left by its
     grace period running out (not on purpose: D31), while the game runs."""
-    table = room.table
+    table = room.host.table if room.host else None
     if table is None or not table.state.running:
         return None
     lobby = room.lobby

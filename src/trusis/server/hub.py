@@ -96,7 +96,8 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
     async def close(self) -> None:
         for room in self.rooms.values():
-            await room.stop()
+            if room.host is not None:
+                await room.host.stop()
         await self.owner.close()
 
     # -- finding tables -------------------------------------------------------
@@ -251,7 +252,7 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
     async def finished_game(self, room: Room) -> None:
         """Keep the game in its players' history and rate the registered ones."""
-        assert room.table is not None
+        assert room.host is not None
         holders = {n: s.player_id for n, s in room.lobby.seats.items()
                    if s.player_id is not None}  # a bot's seat too: its player's game (D32)
         row = await self.store.table_row(room.id)

@@ -10,8 +10,8 @@ which stores the seat's row first (under the room's lock and its lease's fence),
 failed write changes nothing here, and then tells the bot driver; the engine's names
 are `names()` at the start (seating.py) and change by its `replace` action afterwards
 (handover.py), and the bot driver (botplay.py) plays `bot_seats()` from the start or a
-restore. The claim codes (R53) and the seats a rematch keeps (D19) change only through
-its methods too.
+restore (`GameHost.seat_bots`, host.py). The claim codes (R53) and the seats a
+rematch keeps (D19) change only through its methods too.
 """
 
 from __future__ import annotations

@@ -113,9 +113,9 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
     mine = room.lobby.seat_of(player.id)
     chat: Sequence[Any] = []
     phase = ""
-    if room.table is not None:
-        chat = room.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # only what the reporter saw
-        phase = room.phase_key()
+    if room.host is not None:
+        chat = room.host.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # what the reporter saw
+        phase = room.host.phase_key()
     held = room.lobby.seats.get(body.seat)  # the person reported, whoever holds the seat later
     report_id = new_id(12)
     async with deps.store(request).engine.begin() as conn:

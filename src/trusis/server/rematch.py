@@ -42,14 +42,14 @@ Answer = Literal["accept", "decline"]
 
 def ended_at(room: Room) -> float:
     """When the game ended: the time of its last action."""
-    assert room.table is not None
-    times = [t for t in room.table.record.times if t is not None]
+    assert room.host is not None
+    times = [t for t in room.host.table.record.times if t is not None]
     return times[-1] if times else 0.0
 
 
 def may_propose(room: Room, player: Player, now: float) -> None:
     """D19: the host at once; a seat's holder once the host has had its minute."""
-    if room.status != "finished" or room.table is None:
+    if room.status != "finished" or room.host is None:
         raise LobbyError(409, "not_finished", "a rematch is proposed once the game has ended")
     if player.id == room.lobby.host_id:
         return

@@ -92,9 +92,10 @@ async def refill(room: Room, row: dict[str, Any] | None = None,
         return
     action_rows = read.actions if read is not None else await store.action_rows(row["id"])
     data = [json.loads(a["data"]) for a in action_rows]  # parsed once, for all three
-    room.table = Table.from_record(record_of(row, action_rows, data))
+    table = Table.from_record(record_of(row, action_rows, data))
+    host = room.play(table, room.host.deadline if room.host else None)  # its deadline: below
     lobby.quit = left_on_purpose(action_rows, data)
-    lobby.replace_all(after_handovers(stored, room.table, action_rows, data))
+    lobby.replace_all(after_handovers(stored, host.table, action_rows, data))
     lobby.former = taken_over_from(lobby.seats)  # they watch: a snapshot, not their seat's seq
     if room.owned:  # the rows catch up with the record
         for number, seat in lobby.seats.items():
@@ -103,14 +104,15 @@ async def refill(room: Room, row: dict[str, Any] | None = None,
                                      seat.bot_kind, room.fence)
     for a in action_rows:
         if a["client_id"] and a["player_id"]:
-            room.remember(a["player_id"], a["client_id"], CommandAnswer.read_back(a["client_id"]))
-    room.deadline = None
-    if room.table.state.running:
+            room.answers.remember(a["player_id"], a["client_id"],
+                                  CommandAnswer.read_back(a["client_id"]))
+    host.deadline = None
+    if host.table.state.running:
         stored_phase = row["deadline_phase"]
-        room.deadline = row["deadline"] if stored_phase == room.phase_key() else None
-        if room.deadline is None:  # a phase with no stored deadline: a full one from now
-            room.deadline = time.time() + room.phase_seconds()
-    log.info("table %s: read back at %s with %d actions", row["id"], room.phase_key(),
+        host.deadline = row["deadline"] if stored_phase == host.phase_key() else None
+        if host.deadline is None:  # a phase with no stored deadline: a full one from now
+            host.deadline = time.time() + host.phase_seconds()
+    log.info("table %s: read back at %s with %d actions", row["id"], host.phase_key(),
              len(action_rows))
 
 
@@ -150,9 +152,9 @@ def left_on_purpose(action_rows: list[dict[str, Any]], data: list[dict[str, Any]
 def take_charge(room: Room) -> None:
     """The owner's part of a running game it has just read back: the bots of the bot
     seats, and a grace period (R52), from now, for each seat connected nowhere."""
-    if room.table is None or not room.table.state.running:
+    if room.host is None or not room.host.table.state.running:
         return
-    room.seat_bots(secrets.randbits(31))
+    room.host.seat_bots(secrets.randbits(31), room.pace)
     now = time.time()
     for number, seat in room.lobby.seats.items():
         if seat.kind in ("person", "program") and not room.connected(number):

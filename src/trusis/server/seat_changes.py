@@ -50,8 +50,8 @@ async def to_bot(room: Room, seat: int, name: str, kind: str) -> None:
     it stays its player's (D29), who watches now."""
     await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
     room.lobby.to_bot(seat, name, kind)
-    if room.bots is not None:
-        room.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
+    if room.host is not None and room.host.bots is not None:
+        room.host.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
 
 
 async def to_person(room: Room, seat: int, kind: SeatKind, name: str, player_id: str) -> None:
@@ -59,5 +59,5 @@ async def to_person(room: Room, seat: int, kind: SeatKind, name: str, player_id:
     a departed seat; the bot that played it stops."""
     await room.store.set_person_seat(room.id, seat, player_id, name, room.fence, kind)
     room.lobby.to_person(seat, kind, name, player_id)
-    if room.bots is not None:
-        room.bots.unseat(seat)
+    if room.host is not None and room.host.bots is not None:
+        room.host.bots.unseat(seat)

@@ -18,6 +18,7 @@ from trusis.rules.errors import SetupError
 from trusis.server import barred, seat_changes
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person, returnable
+from trusis.server.host import GameHost
 from trusis.server.names import refuse_lookalike, skeleton
 from trusis.server.rematch_db import bot_gives_way
 from trusis.server.room import Room
@@ -169,11 +170,11 @@ class Seating:
             await self.store.start(room.id, seed, names, list(table.state.roles[1:]), now,
                                    deadline, f"{table.state.kind}:{table.state.number}",
                                    room.fence)  # stored first: a refusal leaves the lobby
-            room.table = table
+            host = room.play(table, None)
             room.status = "running"
             room.lobby.end_keeping()  # a rematch's kept seats end with its start (D19)
-            room.deadline = deadline
-            room.seat_bots(secrets.randbits(31))
+            host.deadline = deadline
+            host.seat_bots(secrets.randbits(31), room.pace)
         room.broadcast_table()
         # The deal emits no event (D12): a client connected in the lobby gets its seat's
         # first view as a snapshot (and its seat, if it sat down after connecting).
@@ -185,30 +186,32 @@ class Seating:
                 room.away[number] = now
         start_timers(room)
 
-    def _departed(self, room: Room, seat: int) -> None:
+    def _departed(self, room: Room, seat: int) -> GameHost:
         """R53: only a seat that has *left* changes hands — left on purpose, or its grace
         period over (R52). A seat that is only disconnected has not: its player may come
         back, and a hand-over would show its role to whoever takes it (D18)."""
-        if room.table is None or not room.table.state.running:
+        host = room.host
+        if host is None or not host.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
         if not 1 <= seat <= room.lobby.options.seats:
             raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
-        if not departed(room.table, seat):
+        if not departed(host.table, seat):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
+        return host
 
     async def _replace(self, room: Room, player: Player, seat: int, by: str,
                       kind: str) -> str | None:
         """R53: the host hands a departed seat to a bot, or to a new person: then the
         answer is a claim code, for the link the host passes on."""
         self._host(room, player)
-        self._departed(room, seat)
+        host = self._departed(room, seat)
         if by == "person":
             code = new_id(16)
             room.lobby.new_claim(seat, code)
             return code
         if kind not in available_kinds():
             raise LobbyError(422, "unknown_bot", f"there is no bot kind {kind!r}", kind=kind)
-        if room.lobby.holding(seat, room.table) != "departed":  # a bot plays it already
+        if room.lobby.holding(seat, host.table) != "departed":  # a bot plays it already
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         room.away.pop(seat, None)
         await hand_to_bot(room, seat, kind)
@@ -237,7 +240,7 @@ class Seating:
         at once, from its bot or its automatic passes. Only that same player id: nobody
         else learns a role this way (D18); a seat left on purpose needs the host's link
         (D31)."""
-        if room.table is None or not room.table.state.running:
+        if room.host is None or not room.host.table.state.running:
             raise LobbyError(409, "not_running", "the game is not running")
         # Asked by the WebSocket endpoint only (ws.py), which then simply connects: the
         # refusal never reaches a client, and `yours_away` tells the page why (D31).

@@ -5,7 +5,7 @@ A game is ended the way every game changes: by one action of its record, the
 staff's `draw` (docs/record.md), so that the stored record replays to the same end
 and every reader of records (`trusis replay`, the statistics, the history) needs
 nothing new. With a server running, the action is played by the game's single
-writer, `Room.submit`, on the process that owns the game (hub.py `_on_owner`
+writer, `GameHost.submit`, on the process that owns the game (hub.py `_on_owner`
 forwards it there in a cluster): it is stored, sent to every client as the events
 `operator_draw` and `game_over`, and to the other processes, as any action is.
 With no server running, `end_in_store` replays the stored game, plays the action
@@ -72,17 +72,18 @@ def owned_elsewhere(table_id: str, node: str) -> LobbyError:
 
 async def end_on_owner(room: Room, player_id: str) -> int:
     """Play the staff's `draw` where the game is owned (hub.py `_draw`): through
-    `Room.submit`, the game's single writer, like a timeout. The record's length after
+    `GameHost.submit`, the game's single writer, like a timeout. The record's length after
     it is the answer (a follower waits until it holds that many actions). The role is
     checked here too, where the game is written, whoever forwarded the request."""
     if "admin" not in await roles_of(room.store.engine, player_id):
         raise not_admin()
-    if room.status != "running" or room.table is None or not room.table.state.running:
+    host = room.host
+    if room.status != "running" or host is None or not host.table.state.running:
         raise not_running(room.id, room.status)
-    outcome = await room.submit(Action(STAFF_DRAW))
+    outcome = await host.submit(Action(STAFF_DRAW))
     if not outcome.accepted:  # it ended by itself in the meantime
         raise not_running(room.id, "finished")
-    return len(room.table.record.actions)
+    return len(host.table.record.actions)
 
 
 async def _take_lease(store: Store, table_id: str) -> Fence:

@@ -3,7 +3,7 @@
 One task per game: the phase timer (R12), the grace period of absent players
 (R52: the seat leaves, or a bot takes it over, R53) and the bots' thinking, each
 firing at its moment and each going through the game's one writer
-(`Room.submit`), so a timed action is stored, delivered and counted exactly like
+(`GameHost.submit`, host.py), so a timed action is stored, delivered and counted exactly like
 a player's. The task stops when the game ends or this process stops writing it.
 """
 
@@ -25,9 +25,11 @@ log = logging.getLogger("trusis.server")
 
 def start_timers(room: Room) -> None:
     """Run `room`'s timers (again, after a restart or a takeover)."""
-    timers = room.timers
+    if room.host is None:
+        return  # no game to time (a table still in its lobby)
+    timers = room.host.timers
     if not isinstance(timers, Timers):
-        timers = room.timers = Timers(room)
+        timers = room.host.timers = Timers(room)
     timers.start()
 
 
@@ -51,16 +53,16 @@ class Timers:
 
     async def _run(self) -> None:
         room = self.room
-        while room.table is not None and room.table.state.running and room.owned:
+        while (host := room.host) is not None and host.table.state.running and room.owned:
             now = time.time()
-            moments = [m for m in (room.deadline, self.next_grace(),
-                                   room.bots.next_due() if room.bots else None)
+            moments = [m for m in (host.deadline, self.next_grace(),
+                                   host.bots.next_due() if host.bots else None)
                        if m is not None]
             delay = max(0.0, min(moments) - now) if moments else 30.0
-            room.wake.clear()
+            host.wake.clear()
             if delay > 0:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(room.wake.wait(), delay)
+                    await asyncio.wait_for(host.wake.wait(), delay)
             try:
                 await self.due(time.time())
             except asyncio.CancelledError:
@@ -80,11 +82,11 @@ class Timers:
     async def due(self, now: float) -> None:
         """Do what is due at `now`: a deadline passed fires once (its timeout ends the
         phase, R12), a grace period over hands the seat on (R52), the bots act."""
-        room = self.room
-        table = room.table
-        assert table is not None
-        if room.deadline is not None and now >= room.deadline and table.state.running:
-            await room.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
+        room, host = self.room, self.room.host
+        assert host is not None
+        table = host.table
+        if host.deadline is not None and now >= host.deadline and table.state.running:
+            await host.submit(Action(TIMEOUT))  # once: it ends the phase (R12)
             return
         for seat, since in list(room.away.items()):
             if now < since + room.lobby.options.grace_seconds:
@@ -93,13 +95,13 @@ class Timers:
                 if room.lobby.options.bots_take_over:
                     await hand_to_bot(room, seat)
                 elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
-                    await room.submit(Action(LEAVE, seat))
+                    await host.submit(Action(LEAVE, seat))
             # R52: no longer away only once handed on — a failed write raised above and
             # the seat stays due, tried again at the next step (unless it came back).
             if room.away.get(seat) == since:
                 del room.away[seat]
-        if room.bots is not None:
-            for action in room.bots.step(time.time()):
-                await room.submit(action)
+        if host.bots is not None:
+            for action in host.bots.step(time.time()):
+                await host.submit(action)
                 if not table.state.running:
                     return

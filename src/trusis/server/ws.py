@@ -132,7 +132,7 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
     if returned and client.seat is not None:
         welcome["returned"] = True
     try:
-        async with room.lock:  # never between an action's apply and its commit (submit):
+        async with room.lock:  # never between an action's apply and its commit (host.py):
             client.send(dumps(welcome))  # once `welcome` is out, the room knows the client
             room.join(client)  # a snapshot taken there would show what a crash may undo
             room.catch_up(client, hello.last_seq)

@@ -110,8 +110,8 @@ class Keeping:
             return
         counts = await self.store.action_counts([r.id for r in followed])
         for room in followed:
-            have = len(room.table.record.actions) if room.table is not None else -1
-            if room.table is None or counts.get(room.id, 0) > have:
+            have = len(room.host.table.record.actions) if room.host is not None else -1
+            if room.host is None or counts.get(room.id, 0) > have:
                 await self.catch_up(room)
 
     def _drop_idle(self) -> None:

@@ -226,13 +226,14 @@ class Node(Keeping):
         async with room.lock:
             if room.owned:
                 return
-            if room.table is None:
+            if room.host is None:
                 await refill(room)
-                if room.table is not None:  # the game started: every client's first view
+                if room.host is not None:  # the game started: every client's first view
                     room.reseat(everyone=True)
                     room.broadcast_table()
                 return
-            rows = await self.store.action_rows_after(room.id, len(room.table.record.actions))
+            rows = await self.store.action_rows_after(room.id,
+                                                      len(room.host.table.record.actions))
             # R53, D18: the seats too (read after the actions: a hand-over among them has
             # its seats), and taken before the actions reach anyone.
             follow_seats(room, await stored_seats(self.store, room.id))
@@ -244,13 +245,13 @@ class Node(Keeping):
         """Until this copy holds `count` actions (the announcement is on its way; after a
         moment, the store is asked)."""
         for _ in range(3):
-            while (room.table is not None and len(room.table.record.actions) < count
+            while (room.host is not None and len(room.host.table.record.actions) < count
                    and isinstance(replica := room.peers, Replica)):
                 try:
                     await asyncio.wait_for(replica.advanced.wait(), 0.5)
                 except TimeoutError:
                     break
-            if room.table is None or len(room.table.record.actions) >= count or room.owned:
+            if room.host is None or len(room.host.table.record.actions) >= count or room.owned:
                 return
             await self.catch_up(room)
 

@@ -79,17 +79,20 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     replica = room.peers
     assert isinstance(replica, Replica), "the writer's facts are for its replicas"
     shared = (frozenset(data.connected), data.spectators)
-    before = (room.lobby.seats, replica.shared, room.status, room.deadline, room.lobby.quit)
+    host = room.host
+    deadline = host.deadline if host else None
+    before = (room.lobby.seats, replica.shared, room.status, deadline, room.lobby.quit)
     changed = room.lobby.replace_all(seats)
     replica.shared = shared
     room.lobby.former = set(data.former)
     room.lobby.quit = set(data.quit)  # D31: `yours_away` says "left" here as on the owner
-    stale = data.status != "open" and (room.table is None or (
-        data.status == "finished" and room.table.state.running))
+    stale = data.status != "open" and (host is None or (
+        data.status == "finished" and host.table.state.running))
     if not stale:
         room.status = data.status
-        room.deadline = data.deadline
-    if (room.lobby.seats, shared, room.status, room.deadline, room.lobby.quit) != before:
+        if host is not None:  # in the lobby, there is no deadline to take
+            host.deadline = deadline = data.deadline
+    if (room.lobby.seats, shared, room.status, deadline, room.lobby.quit) != before:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()
@@ -126,9 +129,10 @@ def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], 
            deadline: float | None) -> bool:
     """Apply the owner's stored actions from index `first`; False when some before them
     are missing here (the caller reads them from the store)."""
-    table = room.table
-    if table is None:
+    host = room.host
+    if host is None:
         return False
+    table = host.table
     have = len(table.record.actions)
     if first > have:
         return False
@@ -137,7 +141,7 @@ def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], 
         return True
     for data, t in fresh:
         table.submit(Action.from_dict(data, room.lobby.options.seats, "action"), t)
-    room.deadline = deadline if table.state.running else None
+    host.deadline = deadline if table.state.running else None
     if not table.state.running:
         room.status = "finished"
     room.push()

@@ -21,7 +21,7 @@ from trusis.server.room import Room
 def facts(room: Room) -> TableFacts:
     """What a follower needs to show the table as the owner does."""
     return TableFacts(
-        status=room.status, deadline=room.deadline,
+        status=room.status, deadline=room.host.deadline if room.host else None,
         seats={n: SeatFact(kind=s.kind, name=s.name, player_id=s.player_id,
                            bot_kind=s.bot_kind) for n, s in room.lobby.seats.items()},
         connected=tuple(n for n in range(1, room.lobby.options.seats + 1) if room.connected(n)),
