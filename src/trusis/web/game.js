@@ -17,6 +17,12 @@ export const SYSTEM_CODES = new Set([
 ]);
 const LOG_LIMIT = 3000;
 
+
+/** The seats a view shows dead. */
+function deadSeats(view) {
+  return (view?.players || []).filter((p) => !p.alive).map((p) => p.seat);
+}
+
 export class GameStore {
   constructor(tableId) {
     this.tableId = tableId;
@@ -115,7 +121,9 @@ export class GameStore {
       // The recent events hold the whole chat: read it from them, with the system lines between.
       this.chat = [];
       this.log = [];
-      this.take(recent, null, view.phase);
+      // From the game's first event, nobody was dead before them; from later, the dead now.
+      const fromStart = !recent.length || recent[0].seq <= 1;
+      this.take(recent, null, view.phase, fromStart ? [] : deadSeats(view));
     } else {
       this.chat = lines.map((line, i) => ({
         from: line.from, to: line.to ?? null, text: line.text, phase: line.phase,
@@ -132,21 +140,25 @@ export class GameStore {
     return { seq: e.seq, code: e.code, params: e.params || {}, t: e.t ?? t, phase };
   }
 
-  /** Add events to the log, and their chat and system lines to the chat. */
-  take(events, t, phase) {
+  /** Add events to the log, and their chat and system lines to the chat. A line keeps
+   *  whether its speaker was dead when it was said (R15: the dead still chat), counted
+   *  through the events from `deadBefore`, the seats dead before the first of them. */
+  take(events, t, phase, deadBefore = deadSeats(this.view)) {
     const fresh = [];
+    const dead = new Set(deadBefore);
     let votedOut = null;  // one chat line for a vote death: "killed by the vote", not "dies" too
     for (const e of events) {
       const entry = this.entry(e, t, phase);
       if (e.code === "said" || e.code === "whispered") {
-        const speaker = this.player(e.params.seat);
         this.chat.push({
           from: e.params.seat, to: e.params.to ?? null, text: e.params.text, phase,
-          t: entry.t, key: `e${e.seq}`, dead: t && speaker ? !speaker.alive : undefined,
+          t: entry.t, key: `e${e.seq}`, dead: dead.has(e.params.seat),
         });
       } else if (SYSTEM_CODES.has(e.code) && !(e.code === "died" && e.params?.seat === votedOut)) {
         this.chat.push({ system: true, code: e.code, params: entry.params, t: entry.t, key: `e${e.seq}` });
       }
+      if (e.code === "died") dead.add(e.params?.seat);
+      if (e.code === "revived") dead.delete(e.params?.seat);
       this.log.push(entry);
       fresh.push(entry);
       if (e.code === "vote_killed") votedOut = e.params?.seat;
@@ -185,7 +197,7 @@ export class GameStore {
     this.setClock(msg.clock);
     const t = this.now();
     const phase = this.view?.phase || before?.phase || null;
-    const fresh = this.take(msg.events || [], t, phase);
+    const fresh = this.take(msg.events || [], t, phase, deadSeats(before || this.view));
     this.restored = false;
     this.persist(msg.seq);
     this.emit({ kind: "events", events: fresh, before, at: t });
