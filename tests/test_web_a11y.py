@@ -158,7 +158,9 @@ def test_a_whole_game_with_the_keyboard_alone(server, browser) -> None:
     page.locator(".actions-choices", has_text="You vote for").wait_for()
     page.locator(f".seat[data-seat='{target}'] .seat-votes").wait_for()
     page.wait_for_timeout(300)
-    assert assert_focused(page, "Vote")["focus"] == "power-vote"
+    # The vote cast, Vote rests (the seat is the choice already): the focus moves to the
+    # control beside it, Withdraw, never to <body> (WCAG 2.4.3).
+    assert assert_focused(page, "Vote")["focus"] == "withdraw-vote"
     problems += axe_problems(page, "day 1280")
     shot(page, "a11y-day-desktop")
 

@@ -58,6 +58,10 @@ def test_one_person_and_four_bots_from_the_lobby_to_the_end_screen(server, brows
     vote.click()
     page.locator(".actions-choices", has_text="You vote for").wait_for()
     page.locator(f".seat[data-seat='{target}'] .seat-votes").wait_for()  # the server's tally
+    # The vote is cast: the bar no longer asks to press Vote for the seat still selected
+    # (a new player read "press 'Vote for …' to make it your choice" as a vote not cast).
+    page.locator(".actions-hint", has_text="is your choice already").wait_for()
+    assert vote.is_disabled()
     shot(page, "day-desktop")
 
     page.locator(".btn-pass").click()

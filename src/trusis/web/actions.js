@@ -172,8 +172,9 @@ export class ActionPanel {
   }
 
   /** What a selected seat will do: nothing until an action is pressed (say which). */
-  selectedHint(sel, ready) {
+  selectedHint(sel, ready, chosen) {
     const seat = seatName(sel);
+    if (!ready.length && chosen) return t("act.selected_chosen", { seat });
     if (!ready.length) return t("act.selected_nothing", { seat });
     const or = ` ${t("act.or")} `;
     return t("act.selected_next", { seat, action: ready.map((label) => t("act.quoted", { text: label })).join(or) });
@@ -186,20 +187,25 @@ export class ActionPanel {
     const lines = choiceLines(view);
     const buttons = [];
     const ready = [];  // the labels of the actions the selected seat can be aimed with
+    let chosenHere = false;  // an action already aimed at the selected seat
     for (const a of powers) {
       if (a.do === "illusion") {
         buttons.push(h("button", { class: "btn btn-power", type: "button", disabled: this.busy,
           dataset: { focus: "illusion" }, on: { click: () => this.illusion(a) } }, t("act.illusion_open")));
         continue;
       }
-      const ok = sel !== null && (a.targets || []).includes(sel);
+      // Pressing again what is already chosen changes nothing: the button rests, and the
+      // hint says so (an illusion is another choice than a plain vote for its target).
+      const already = sel !== null && view.choices?.[a.do] === sel;
+      const ok = sel !== null && (a.targets || []).includes(sel) && !already;
       const key = a.do === "vote" && night ? "act.vote_night" : `act.${a.do}`;
       const label = sel !== null ? t(key, { target: seatName(sel) }) : t(`${key}_none`);
       if (ok) ready.push(label);
+      if (already) chosenHere = true;
       buttons.push(h("button", {
         class: ["btn", "btn-power", CONFIRM.has(a.do) ? "is-final" : ""], type: "button",
         disabled: this.busy || !ok, dataset: { do: a.do, focus: `power-${a.do}` },
-        attrs: { title: sel !== null && !ok ? t("act.not_target", { target: seatName(sel) }) : null },
+        attrs: { title: sel !== null && !ok && !already ? t("act.not_target", { target: seatName(sel) }) : null },
         on: { click: () => this.power(a, sel) },
       }, label));
       const chosen = a.do === "vote" ? view.choices?.vote || view.choices?.illusion : view.choices?.[a.do];
@@ -209,7 +215,7 @@ export class ActionPanel {
       }
     }
     const hint = powers.length && sel === null ? t("act.select_first")
-      : sel !== null && powers.length ? this.selectedHint(sel, ready) : "";
+      : sel !== null && powers.length ? this.selectedHint(sel, ready, chosenHere) : "";
     const canPass = legal.some((a) => a.do === "pass");
     fill(this.body,
       h("div", { class: "actions-info" },
