@@ -195,7 +195,7 @@ export class WaitingRoom {
         !kind && this.app.me ? h("button", { class: "btn btn-small", type: "button", text: t("wait.sit_here"), dataset: { focus: `sit-${s.seat}` }, attrs: { "aria-label": t("wait.sit_in", { seat: s.seat }) }, on: { click: () => this.sit(s.seat) } }) : null,
         !kind && host ? h("button", { class: "btn btn-small", type: "button", text: t("wait.bot_here"), dataset: { focus: `bot-${s.seat}` }, attrs: { "aria-label": t("wait.bot_in", { seat: s.seat }) }, on: { click: () => this.addBot(s.seat) } }) : null,
         takeBotButton(this, s),
-        kind && kind !== "person" && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.free_seat"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.free_seat_n", { seat: s.seat, name: s.name }) }, on: { click: () => this.free(s.seat) } }) : null,
+        kind && kind !== "person" && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t(kind === "bot" ? "wait.remove_bot" : "wait.free_seat"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t(kind === "bot" ? "wait.remove_bot_n" : "wait.free_seat_n", { seat: s.seat, name: s.name }) }, on: { click: () => this.free(s.seat) } }) : null,
         kind === "person" && host && !s.you ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("wait.remove"), dataset: { focus: `free-${s.seat}` }, attrs: { "aria-label": t("wait.remove_label", { name: s.name }) }, on: { click: () => this.remove(s.seat, s.name) } }) : null));
   }
 
