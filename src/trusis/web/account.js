@@ -30,6 +30,9 @@ export function pageLink(href, props, ...children) {
 
 /** What the header shows about the person: a button for the sign-in dialog, or the account menu. */
 export function accountTools(app) {
+  // Until the session is known, no button at all: a "Sign in" shown to someone signed in
+  // (or a menu drawn again, closed, once their roles arrive) would take a quick click.
+  if (!app.known) return h("span", { class: "acct-pending", attrs: { "aria-hidden": "true" } });
   const me = app.me;
   if (me && me.kind === "account") return accountMenu(app, me);
   const guest = me && me.kind === "guest";

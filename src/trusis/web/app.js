@@ -18,6 +18,7 @@ const SOUND_KEY = "trusis.sound";
 class App {
   constructor() {
     this.me = null;
+    this.known = false;  // whether the session (and the staff roles) have been asked yet
     this.screen = null;
     this.rules = new RulesDialog();
     this.sound = localStorage.getItem(SOUND_KEY) === "on";
@@ -32,6 +33,7 @@ class App {
       this.me = data.player || null;
     } catch { this.me = null; }
     await loadStaff(this);
+    this.known = true;
     this.header();
     routeLinks(this);
     window.addEventListener("popstate", () => this.route());
