@@ -123,14 +123,6 @@ async def add_game(store: Store, before: Link | None, previous_id: str, table_id
     return Link(table_id, series_id, number, previous_id, None)
 
 
-async def reserved(store: Store, table_id: str) -> dict[int, Reservation]:
-    r = reservations
-    async with store.engine.connect() as conn:
-        rows = (await conn.execute(select(r).where(r.c.table_id == table_id))).mappings().all()
-    return {int(x["seat"]): Reservation(x["player_id"], x["kind"], x["name"], float(x["until"]))
-            for x in rows}
-
-
 async def reserve(store: Store, table_id: str, seats: dict[int, Reservation]) -> None:
     if not seats:
         return
@@ -147,14 +139,11 @@ async def release(store: Store, table_id: str, seat: int, fence: Fence = None) -
         await conn.execute(delete(r).where(r.c.table_id == table_id, r.c.seat == seat))
 
 
-async def refill_rematch(room: Room, read: tuple[Link | None, dict[int, Reservation]]
-                         | None = None) -> None:
-    """Read a table's rematch facts back (restore.refill): the seats an open table keeps,
-    and the rematch a finished one proposed (`read`: its link and kept seats, read
-    already with other tables')."""
-    link = read[0] if read is not None else await link_of(room.store, room.id)
+def refill_rematch(room: Room, link: Link | None, kept: dict[int, Reservation]) -> None:
+    """A table's rematch facts read back (restore.refill, `read_tables`): the seats an open
+    table keeps, and the rematch a finished one proposed."""
     room.lobby.previous = link.previous_id if link is not None else None
     if room.status == "open":
-        room.lobby.keep(read[1] if read is not None else await reserved(room.store, room.id))
+        room.lobby.keep(kept)
     elif room.status == "finished":
         room.lobby.rematch = link.next_id if link is not None else None

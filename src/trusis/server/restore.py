@@ -61,10 +61,10 @@ async def load_room(store: Store, row: dict[str, Any], pace: float,
     """A room for a stored table: its seats, and its game replayed if it started. As its
     `owner`, this process also runs what the game needs: its bots, and a grace period
     for every person, from now (nobody is connected yet). `read`: what `read_tables`
-    read of it already."""
+    read of it already (read now otherwise)."""
+    read = read if read is not None else (await read_tables(store, [row]))[row["id"]]
     options = TableOptions.from_json(json.loads(row["options"]))
-    host = read.host_name if read is not None else await store.host_name(row["host_id"])
-    lobby = LobbyState(row["host_id"], host, options, row["invite"])
+    lobby = LobbyState(row["host_id"], read.host_name, options, row["invite"])
     room = Room(row["id"], row["name"], lobby, store, pace, row["status"], row["created_at"])
     room.peers = LocalPeers(writes=owner)  # several processes: the node sets the real ones
     await refill(room, row, read)
@@ -81,16 +81,16 @@ async def refill(room: Room, row: dict[str, Any] | None = None,
     store = room.store
     row = row if row is not None else await store.table_row(room.id)
     assert row is not None
+    read = read if read is not None else (await read_tables(store, [row]))[row["id"]]
     room.status = row["status"]
     lobby = room.lobby
-    seat_rows = read.seats if read is not None else await store.seat_rows(row["id"])
     stored = {held["seat"]: Seat(held["kind"], held["name"], held["player_id"], held["bot_kind"])
-              for held in seat_rows}
+              for held in read.seats}
     lobby.replace_all(stored)
-    await refill_rematch(room, (read.link, read.reserved) if read is not None else None)
+    refill_rematch(room, read.link, read.reserved)
     if row["players"] is None:
         return
-    action_rows = read.actions if read is not None else await store.action_rows(row["id"])
+    action_rows = read.actions
     data = [json.loads(a["data"]) for a in action_rows]  # parsed once, for all three
     table = Table.from_record(record_of(row, action_rows, data))
     host = room.play(table, room.host.deadline if room.host else None)  # its deadline: below

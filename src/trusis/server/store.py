@@ -266,14 +266,16 @@ class Store:
         return {str(r[0]): int(r[1]) + 1 for r in rows}
 
     async def seat_rows_of(self, table_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
-        """The seats of several tables in one query (the lobby's list)."""
+        """The seats of several tables, a query per IN_CHUNK tables (the lobby's list, a
+        restart)."""
         s = schema.seats
         found: dict[str, list[dict[str, Any]]] = {t: [] for t in table_ids}
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(select(s).where(s.c.table_id.in_(table_ids))
-                                       .order_by(s.c.table_id, s.c.seat))).mappings().all()
-        for r in rows:
-            found[r["table_id"]].append(dict(r))
+            for chunk in chunks(table_ids):
+                rows = (await conn.execute(select(s).where(s.c.table_id.in_(chunk))
+                                           .order_by(s.c.table_id, s.c.seat))).mappings()
+                for r in rows:
+                    found[r["table_id"]].append(dict(r))
         return found
 
     async def action_rows_of(self, table_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
