@@ -7,7 +7,7 @@ docs/protocol.md describes them. A starting point for your own bot.
 
     python examples/agent.py http://127.0.0.1:8000 --demo    # a table of its own, with bots
     python examples/agent.py http://127.0.0.1:8000 --table ID    # sit there as a guest
-    python examples/agent.py http://127.0.0.1:8000 --table ID --token T    # a program's seat
+    python examples/agent.py http://127.0.0.1:8000 --table ID --token=T    # a program's seat
     python examples/agent.py http://127.0.0.1:8000 --demo --games 3    # and play again twice
 
 Its policy is simple and legal by construction: it only ever chooses from the
@@ -16,6 +16,9 @@ it is not on their team), else follows the leading vote, else picks someone;
 at night it uses its powers once (a sweep or a vision on someone it knows
 nothing about, a protection, a Trusis kill vote on someone not of its team, an
 extra vote); then it passes. It prints a short log and exits 0 at the end.
+
+A seat token may begin with `-`: give it as `--token=T` (or in `TRUSIS_TOKEN`), which
+argparse never mistakes for another option.
 
 With `--games N` it plays again (docs/protocol.md, "Play again"): at its own demo
 table it proposes the rematch itself; at someone else's it waits for the host's
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 import urllib.error
@@ -239,7 +243,10 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true",
                         help="create a table of its own with bots, start it, and play")
     parser.add_argument("--table", help="the table to play at (its id)")
-    parser.add_argument("--token", help="a seat token from the table's host (a program seat)")
+    parser.add_argument("--token", default=os.environ.get("TRUSIS_TOKEN"),
+                        help="a seat token from the table's host (a program seat); write "
+                             "--token=T, since a token may begin with '-' (or set "
+                             "TRUSIS_TOKEN)")
     parser.add_argument("--name", default="Agent", help="the guest name to sign in with")
     parser.add_argument("--seats", type=int, default=5, help="--demo: the table's size")
     parser.add_argument("--seed", type=int, help="the agent's own random choices")

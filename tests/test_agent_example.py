@@ -75,12 +75,31 @@ def test_the_agent_plays_a_seat_the_host_handed_to_a_program(server: ServerProce
     token = reply.json()["token"]
     host.bots(table["id"], 6)
     host.start(table["id"])
-    done = run_agent(server.url, "--table", table["id"], "--token", token, "--quiet")
+    done = run_agent(server.url, "--table", table["id"], f"--token={token}", "--quiet")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[-1].startswith("the end: ") and "seat 4" in done.stdout
     assert host.http.get(f"/api/tables/{table['id']}").json()["status"] == "finished"
     assert _seat_actions(host, table["id"], 4), "the program's seat played nothing"
     host.close()
+
+
+def test_a_seat_token_that_begins_with_a_dash_reaches_the_server(server: ServerProcess) -> None:
+    """A seat token is URL-safe base64, so one in 64 begins with `-`: written `--token -…`,
+    argparse took it for an option and the agent exited 2 before it connected (CI's failure
+    of the rematch test below). Written `--token=-…`, or in TRUSIS_TOKEN, it is the token:
+    this made-up one reaches the server, which refuses it as unknown."""
+    table = Guest(server.url, "Host").create(seats=5)["id"]
+    done = run_agent(server.url, "--table", table, "--token=-notatoken", "--quiet")
+    assert done.returncode != 2 and "expected one argument" not in done.stderr
+    assert "401" in done.stderr or "4401" in done.stderr, done.stderr[-2000:]
+
+
+def _running(agent: subprocess.Popen[str]) -> str:
+    """Why the agent is no longer running, for an assertion's message."""
+    if agent.poll() is None:
+        return ""
+    said = agent.stderr.read()[-2000:] if agent.stderr else ""
+    return f"the agent exited {agent.returncode}: {said}"
 
 
 def test_the_agent_accepts_the_hosts_rematch_with_its_seat_token_and_plays_it(
@@ -95,18 +114,20 @@ def test_the_agent_accepts_the_hosts_rematch_with_its_seat_token_and_plays_it(
     host.start(first)
     agent = subprocess.Popen(
         [sys.executable, "-c", WITHOUT_TRUSIS, str(AGENT), server.url, "--table", first,
-         "--token", reply.json()["token"], "--games", "2", "--quiet"],
+         f"--token={reply.json()['token']}", "--games", "2", "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 180
         while host.http.get(f"/api/tables/{first}").json()["status"] != "finished":
-            assert time.monotonic() < deadline and agent.poll() is None, "no end"
+            assert agent.poll() is None, _running(agent)
+            assert time.monotonic() < deadline, "no end"
             time.sleep(0.2)
         proposed = host.http.post(f"/api/tables/{first}/rematch")
         assert proposed.status_code == 200, proposed.text
         second = proposed.json()["table"]["id"]
         while host.http.get(f"/api/tables/{second}").json()["seats"][1]["kind"] != "program":
-            assert time.monotonic() < deadline and agent.poll() is None, "not accepted"
+            assert agent.poll() is None, _running(agent)
+            assert time.monotonic() < deadline, "not accepted"
             time.sleep(0.2)
         host.start(second)
         out, err = agent.communicate(timeout=180)
