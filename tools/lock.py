@@ -5,7 +5,9 @@ installed here — where the tests ran — so that the Docker image installs the
 
 The Dockerfile installs with `pip install -c requirements.lock .`;
 tests/test_deploy_files.py checks that the file matches the environment the tests run in
-(run this again after changing or upgrading a dependency). Only the running server's
+(run this again after changing or upgrading a dependency). `./test` installs under
+these pins, so to move to newer releases: `.venv/bin/pip install -U <package>`, run the
+tests, then write the file again with this script. Only the running server's
 dependencies are pinned, with the extras they ask for (uvicorn[standard], ...), for this
 Python on Linux, as the image is.
 """
