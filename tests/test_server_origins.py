@@ -95,6 +95,27 @@ def test_the_page_connects_to_its_own_origin_only(server: ServerProcess) -> None
     assert "connect-src 'self';" in odd.headers["content-security-policy"]  # nothing of it
 
 
+def test_every_answer_carries_the_safety_headers_once(server: ServerProcess) -> None:
+    """The page, an API answer, a refusal and a missing path: each has the CSP, no
+    sniffing, no framing and the referrer policy, exactly once; an API answer (a refusal
+    too) is never cached."""
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        answers = {"page": http.get("/"), "api": http.get("/api/tables"),
+                   "refusal": http.get("/api/tables/nosuchtable"),
+                   "missing": http.get("/no/such/path")}
+    assert answers["refusal"].status_code == 404 and answers["missing"].status_code == 404
+    for name, answer in answers.items():
+        for header, value in (("x-content-type-options", "nosniff"),
+                              ("x-frame-options", "DENY"),
+                              ("referrer-policy", "same-origin")):
+            assert answer.headers.get_list(header) == [value], (name, header)
+        assert len(answer.headers.get_list("content-security-policy")) == 1, name
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"], name
+    assert answers["api"].headers.get_list("cache-control") == ["no-store"]
+    assert answers["refusal"].headers.get_list("cache-control") == ["no-store"]
+    assert "no-store" not in answers["page"].headers.get("cache-control", "")
+
+
 def _cookie(server: ServerProcess, headers: dict[str, str] | None = None) -> str:
     reply = httpx.post(server.url + "/api/guest", json={"name": "Cookie"},
                        headers=headers or {}, timeout=10)

@@ -6,7 +6,7 @@ import gc
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
@@ -44,7 +44,7 @@ from trusis.server.cluster.owner import ClusterOwner
 from trusis.server.config import Settings, private_sqlite, secret_key
 from trusis.server.endcache import EndCache
 from trusis.server.errors import LobbyError
-from trusis.server.guard import Guard, csp
+from trusis.server.guard import Guard, PageHeaders
 from trusis.server.hub import Hub
 from trusis.server.identity import Identity
 from trusis.server.lag import LoopLag
@@ -183,18 +183,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_route("/metrics", metrics.scrape, include_in_schema=False)
 
-    @app.middleware("http")
-    async def headers(request: Request,
-                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", csp(request))
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        if request.url.path.startswith("/api/"):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
-
+    app.add_middleware(PageHeaders)  # the CSP and the rest, unless an answer set its own
     app.add_middleware(metrics.MetricsPortOnly, port=settings.metrics_port)
     app.add_middleware(logs.LogContext)  # every line of a request has its id
     # Outermost: a cross-site request is refused before anything reads it.

@@ -89,6 +89,41 @@ class Guard:
         await self.app(scope, receive, send_secure)
 
 
+class PageHeaders:
+    """ASGI middleware: the headers every answer carries unless it set its own — the
+    CSP, no sniffing, no framing, the referrer policy, and `no-store` under /api/.
+
+    Plain ASGI, not `@app.middleware("http")`: Starlette's BaseHTTPMiddleware runs each
+    request through a task group and memory streams, a cost every lobby request paid
+    (docs/architecture.md, "Capacity")."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in headers}
+                wanted = [(b"content-security-policy", csp(HTTPConnection(scope)).encode()),
+                          *_FIXED]
+                if scope["path"].startswith("/api/"):
+                    wanted.append((b"cache-control", b"no-store"))
+                headers += [(name, value) for name, value in wanted if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+_FIXED = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
+          (b"x-frame-options", b"DENY"))
+
+
 def _secured(cookie: bytes) -> bytes:
     attributes = [a.strip().lower() for a in cookie.split(b";")[1:]]
     return cookie if b"secure" in attributes else cookie + b"; Secure"
