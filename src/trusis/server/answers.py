@@ -6,8 +6,9 @@ shows them; `frame` is the one place those bytes are built. Two facts stay insid
 the servers: `count`, the record's length after the command (what a follower must
 hold before it answers), and `again`, set on an answer read back from the store
 after a restart (restore.py), whose stream number was never stored. An answer
-crosses processes (cluster/forward.py) as the dict `to_wire` makes and `from_wire`
-reads back. `AnswerBook` keeps a table's answers, so that each command is answered once.
+crosses processes (cluster/forward.py) inside the typed `Reply` (cluster/messages.py),
+all its fields included, validated when it is read back. `AnswerBook` keeps a table's
+answers, so that each command is answered once.
 """
 
 from __future__ import annotations
@@ -23,10 +24,6 @@ from trusis.server.protocol import dumps
 AnswerType = Literal["ack", "refused"]
 
 ANSWERS_KEPT = 5000
-
-
-class BadAnswer(ValueError):
-    """A dict from another process that is not a command's answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,26 +78,6 @@ class CommandAnswer:
             return dumps(body)
         return dumps({"type": "refused", "id": self.id, "code": self.code,
                       "params": dict(self.params), "message": self.message})
-
-    def to_wire(self) -> dict[str, Any]:
-        """The dict that carries this answer to another process (JSON-safe)."""
-        return {"type": self.type, "id": self.id, "code": self.code,
-                "params": dict(self.params), "message": self.message, "seq": self.seq,
-                "count": self.count, "again": self.again}
-
-    @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> CommandAnswer:
-        """Read `to_wire`'s dict back (other keys, such as the request's id, are ignored)."""
-        kind = data.get("type")
-        if kind != "ack" and kind != "refused":
-            raise BadAnswer(f"not a command's answer: type {kind!r}")
-        client_id, params = data.get("id"), data.get("params", {})
-        seq, count = data.get("seq"), data.get("count")
-        if not isinstance(client_id, str) or not isinstance(params, dict) or not all(
-                v is None or isinstance(v, int) for v in (seq, count)):
-            raise BadAnswer("a command's answer with malformed fields")
-        return cls(kind, client_id, str(data.get("code", "")), params,
-                   str(data.get("message", "")), seq, count, bool(data.get("again", False)))
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any, NotRequired, TypedDict
 
 from trusis.bots.registry import available_kinds
 from trusis.rules.actions import SAY
@@ -25,7 +24,7 @@ from trusis.server.owner import CommandRequest, LocalOwner, Owner
 from trusis.server.protocol import ActionIn
 from trusis.server.records import record_of
 from trusis.server.rematch import Rematches, kept_for
-from trusis.server.requests import LobbyRequest, LobbyResult, seat_number, text
+from trusis.server.requests import LobbyRequest, LobbyResult, Revoked, seat_number, text
 from trusis.server.restore import load_room
 from trusis.server.room import Room
 from trusis.server.seating import setup_refusal
@@ -37,16 +36,6 @@ FINISHED_KEPT_SECONDS = 600.0
 """How long a finished room stays in memory after its end, while it may still be watched."""
 FINISHED_CACHED = 200
 """Finished tables read back from the store and kept for their end screens."""
-
-
-class Revoked(TypedDict):
-    """Tokens just revoked (sessions.py): one sign-in's (`family`), or all of a player's
-    but `keep`'s, or all of them. The connections they opened are closed, everywhere."""
-
-    player: str
-    family: str | None
-    keep: str | None
-    ban: NotRequired[bool]  # a ban (moderation.py): the player's seats go too (banning.py)
 
 
 SIGNED_OUT = 4401
@@ -66,10 +55,10 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
     async def revoked(self, revoked: Revoked) -> None:
         """Tokens were revoked here: close their connections here and on every process."""
-        self.close_revoked(dict(revoked))
-        await self.owner.tell_revoked(dict(revoked))
+        self.close_revoked(revoked)
+        await self.owner.tell_revoked(revoked)
 
-    def close_revoked(self, revoked: dict[str, Any]) -> None:
+    def close_revoked(self, revoked: Revoked) -> None:
         """Close this process's connections opened with revoked tokens (4401)."""
         rooms = {id(r): r for r in (*self.rooms.values(), *self.finished.values())}
         for room in rooms.values():

@@ -19,7 +19,7 @@ from prometheus_client.metrics_core import Metric
 from trusis.server.answers import CommandAnswer
 from trusis.server.commands import command
 from trusis.server.protocol import ActionIn
-from trusis.server.requests import LobbyRequest, LobbyResult
+from trusis.server.requests import LobbyRequest, LobbyResult, Revoked
 from trusis.server.restore import load_room, read_tables
 from trusis.server.room import Room
 from trusis.server.store import Store
@@ -54,7 +54,7 @@ class Holder(Protocol):
 
     async def run_lobby(self, room: Room, request: LobbyRequest) -> LobbyResult: ...
 
-    def close_revoked(self, revoked: dict[str, Any]) -> None: ...
+    def close_revoked(self, revoked: Revoked) -> None: ...
 
 
 class Owner(Protocol):
@@ -94,7 +94,7 @@ class Owner(Protocol):
     async def reached(self, room: Room, count: int) -> None:
         """Return once this process's copy of the game holds `count` actions."""
 
-    async def tell_revoked(self, revoked: dict[str, Any]) -> None:
+    async def tell_revoked(self, revoked: Revoked) -> None:
         """Tokens were revoked here: every other process closes their connections."""
 
 
@@ -147,5 +147,5 @@ class LocalOwner:
     async def reached(self, room: Room, count: int) -> None:
         return None  # the writer's own copy: every action it stored is in it
 
-    async def tell_revoked(self, revoked: dict[str, Any]) -> None:
+    async def tell_revoked(self, revoked: Revoked) -> None:
         return None  # no other process

@@ -154,12 +154,6 @@ class Clock(_Out):
     deadline: float | None
 
 
-class EventOut(_Out):
-    seq: int
-    code: str
-    params: dict[str, Any]
-
-
 class Welcome(_Out):
     type: Literal["welcome"]
     protocol: int
@@ -172,15 +166,16 @@ class Welcome(_Out):
 class Snapshot(_Out):
     type: Literal["snapshot"]
     seq: int
-    view: dict[str, Any]
+    view: View  # trusis-view/1 (rules/formats.py): the schema and the tests check its fields
+    events: list[EventData] = []
     clock: Clock
 
 
 class Events(_Out):
     type: Literal["events"]
     seq: int
-    events: list[EventOut]
-    view: dict[str, Any]
+    events: list[EventData]
+    view: View
     clock: Clock
 
 

@@ -10,7 +10,7 @@ up from a string with a list of positional arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NotRequired, TypedDict
 
 from trusis.server.store import Player
 
@@ -22,6 +22,17 @@ LobbyResult = int | str | tuple[int, str] | None
 """A seat number (sit, add_bot, claim, return, rematch_accept), a claim code (replace), a
 table id (rematch), a seat and its token (program_seat), the record's length after an
 admin's draw (draw, D38), or nothing."""
+
+
+class Revoked(TypedDict):
+    """Tokens just revoked (sessions.py): one sign-in's (`family`), or all of a player's
+    but `keep`'s, or all of them. The connections they opened are closed, everywhere
+    (here by the hub; on the other processes from cluster/messages.py's `Revoked`)."""
+
+    player: str
+    family: str | None
+    keep: str | None
+    ban: NotRequired[bool]  # a ban (moderation.py): the player's seats go too (banning.py)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 
 from trusis.server.errors import LobbyError
-from trusis.server.hub import Hub, Revoked
+from trusis.server.hub import Hub
+from trusis.server.requests import Revoked
 from trusis.server.store import Store
 
 PASSWORD_TRIES = 5

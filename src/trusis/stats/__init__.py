@@ -2,7 +2,7 @@
 
 `declaration` loads and validates the declaration, `sheet` is the init/set/inc API,
 `scoring` folds a record into the Trusis statistics, `aggregate` sums games by id,
-and `cli` is the `trusis stats` command (importing it validates the declaration).
+`display` and `tables` put them on screen; the `trusis stats` command is `trusis.cli.stats`.
 """
 
 from trusis.stats.aggregate import Aggregate, aggregate

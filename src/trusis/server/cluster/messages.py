@@ -15,8 +15,9 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from trusis.server.answers import CommandAnswer
 from trusis.server.protocol import ActionIn
-from trusis.server.requests import LobbyMethod
+from trusis.server.requests import LobbyMethod, LobbyResult
 from trusis.server.seat import RoomStatus, SeatKind
 
 
@@ -120,8 +121,8 @@ class Reply(_Message):
     req: str
     not_owner: bool = False
     error: Failure | None = None
-    answer: dict[str, Any] | None = None
-    result: Any = None
+    answer: CommandAnswer | None = None
+    result: LobbyResult = None
     table: TableFacts | None = None
 
 

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from trusis.server import requests
 from trusis.server.cluster.bus import Bus, channel
 from trusis.server.cluster.forward import Forwarder, Serve
 from trusis.server.cluster.keeper import Keeping
@@ -97,7 +98,7 @@ class Node(Keeping):
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self.taken = 0
-        self.on_revoked: Callable[[dict[str, Any]], None] | None = None
+        self.on_revoked: Callable[[requests.Revoked], None] | None = None
         """The hub closes the connections of tokens another process revoked."""
 
     # -- life ------------------------------------------------------------------
@@ -267,7 +268,7 @@ class Node(Keeping):
         else:
             self.idle_since.setdefault(room.id, time.monotonic())
 
-    async def tell_revoked(self, revoked: dict[str, Any]) -> None:
+    async def tell_revoked(self, revoked: requests.Revoked) -> None:
         """Tokens revoked here (sessions.py): every other process closes their connections.
         Their requests already fail, since every process asks the database."""
         await self.bus.publish(SESSIONS, Revoked(
@@ -279,8 +280,8 @@ class Node(Keeping):
         kind, _, key = name.removeprefix("trusis:").partition(":")
         if isinstance(message, Revoked):
             if message.sender != self.name and self.on_revoked is not None:
-                self.on_revoked({"player": message.player, "family": message.family,
-                                 "keep": message.keep, "ban": message.ban})
+                self.on_revoked(requests.Revoked(player=message.player, family=message.family,
+                                                 keep=message.keep, ban=message.ban))
             return
         if isinstance(message, Reply):
             self.forward.heard(message)

@@ -29,7 +29,7 @@ from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, Holder
 from trusis.server.peers import LocalPeers
-from trusis.server.requests import LobbyRequest, LobbyResult
+from trusis.server.requests import LobbyRequest, LobbyResult, Revoked
 from trusis.server.room import Room
 from trusis.server.seat import Seat
 from trusis.server.store import Player
@@ -110,7 +110,7 @@ class ClusterOwner:
 
     async def command(self, room: Room, request: CommandRequest) -> CommandAnswer:
         async def here() -> Reply:
-            return Reply(req="", answer=(await request.run(room)).to_wire())
+            return Reply(req="", answer=await request.run(room))
 
         message = Act(player=request.player, seat=request.seat, client=request.client,
                       action=request.action, lang=request.lang)
@@ -120,7 +120,7 @@ class ClusterOwner:
             reply = Reply(req="")
         if reply.answer is None:  # nobody could run it: the client may send it again
             return refusal(room, request.client, "unavailable", {}, request.lang)
-        return CommandAnswer.from_wire(reply.answer)
+        return reply.answer
 
     async def lobby(self, room: Room, request: LobbyRequest) -> LobbyResult:
         async def here() -> Reply:
@@ -139,15 +139,13 @@ class ClusterOwner:
             raise LobbyError(error.status, error.code, error.message, **error.params)
         if reply.table is not None and not room.owned and apply_facts(room, reply.table):
             await self.node.catch_up(room)
-        result: LobbyResult = (tuple(reply.result) if isinstance(reply.result, list)
-                               else reply.result)
-        return result
+        return reply.result
 
     async def reached(self, room: Room, count: int) -> None:
         if not room.owned:
             await self.node.reached(room, count)
 
-    async def tell_revoked(self, revoked: dict[str, Any]) -> None:
+    async def tell_revoked(self, revoked: Revoked) -> None:
         await self.node.tell_revoked(revoked)
 
     async def _serve(self, room: Room, message: Request) -> Reply:
@@ -155,7 +153,7 @@ class ClusterOwner:
         if isinstance(message, Act):
             answer = await command(room, message.player, message.seat, message.client,
                                    message.action, message.lang)
-            return Reply(req=message.req, answer=answer.to_wire())
+            return Reply(req=message.req, answer=answer)
         request = LobbyRequest(message.method, Player(*message.player), message.seat,
                                message.kind, message.by, message.name, message.code)
         try:
