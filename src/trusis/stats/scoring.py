@@ -16,6 +16,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from trusis.rules.events import Event
+from trusis.rules.formats import (
+    ChoiceParams,
+    GameOverParams,
+    PassedParams,
+    PhaseData,
+    PowerParams,
+    ResultParams,
+    RoleParams,
+    SaidParams,
+    SeatParams,
+    SeatsParams,
+    WhisperedParams,
+)
 from trusis.rules.roles import (
     BLACK_KNIGHT,
     DAY,
@@ -166,7 +179,9 @@ class _Fold:
     # -- events --------------------------------------------------------------
 
     def event(self, event: Event, t: float | None) -> None:
-        """Fold one event; `t` is the clock of the action that caused it."""
+        """Fold one event; `t` is the clock of the action that caused it. A handler of an
+        event some seat reads takes its params as rules/formats.py types them; one of the
+        engine's internal events (tally, night_kills, phase_outcome) as a plain dict."""
         handler = getattr(self, f"_on_{event.code}", None)
         if handler is not None:
             seat = event.seats[0] if event.seats else 0
@@ -177,35 +192,35 @@ class _Fold:
         if sheet.is_set(name):
             sheet.inc(name, delta)
 
-    def _on_passed(self, params: dict[str, Any], _seat: int, t: float | None) -> None:
+    def _on_passed(self, params: PassedParams, _seat: int, t: float | None) -> None:
         seat = params["seat"]
         self.passed.add(seat)
         if not params.get("auto") and t is not None and self.phase_start is not None:
             self.waits[seat].append(t - self.phase_start)
 
-    def _on_left(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_left(self, params: SeatParams, _seat: int, _t: float | None) -> None:
         seat = params["seat"]
         if seat not in self.passed:  # R52: an unpassed choice is dropped
             self.extra.pop(seat, None)
 
-    def _on_choice_made(self, params: dict[str, Any], seat: int, _t: float | None) -> None:
+    def _on_choice_made(self, params: ChoiceParams, seat: int, _t: float | None) -> None:
         if params["power"] == EXTRA_VOTE:
             self.extra[seat] = params["target"]
 
-    def _on_choice_withdrawn(self, params: dict[str, Any], seat: int,
+    def _on_choice_withdrawn(self, params: PowerParams, seat: int,
                              _t: float | None) -> None:
         if params["power"] == EXTRA_VOTE:
             self.extra.pop(seat, None)
 
-    def _on_sweep_result(self, params: dict[str, Any], seat: int, _t: float | None) -> None:
+    def _on_sweep_result(self, params: ResultParams, seat: int, _t: float | None) -> None:
         self._inc(seat, "powers_used")
         self._find(seat, params["target"], params["result"])
 
-    def _on_foresee_result(self, params: dict[str, Any], seat: int, _t: float | None) -> None:
+    def _on_foresee_result(self, params: RoleParams, seat: int, _t: float | None) -> None:
         self._inc(seat, "powers_used")
         self._find(seat, params["target"], params["role"])
 
-    def _on_gravekeeper_result(self, params: dict[str, Any], seat: int,
+    def _on_gravekeeper_result(self, params: ResultParams, seat: int,
                                _t: float | None) -> None:
         self._find(seat, params["target"], params["result"])
 
@@ -254,7 +269,7 @@ class _Fold:
         if target and params["protected_by"]:
             self.save = (target, list(params["protected_by"]))
 
-    def _on_died(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_died(self, params: SeatParams, _seat: int, _t: float | None) -> None:
         seat = params["seat"]
         self.alive[seat] = False
         self.died_now.add(seat)
@@ -262,7 +277,7 @@ class _Fold:
         self._inc(seat, "deaths")
         self.stats.table.inc("deaths_number")
 
-    def _on_revived(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_revived(self, params: SeatParams, _seat: int, _t: float | None) -> None:
         seat = params["seat"]
         self.alive[seat] = True
         self._inc(seat, "times_revived")
@@ -281,16 +296,16 @@ class _Fold:
             self._inc(int(k), "powers_used")
             self._inc(int(k), "saves")
 
-    def _on_timed_out(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_timed_out(self, params: SeatsParams, _seat: int, _t: float | None) -> None:
         self.stats.table.inc("timeouts")
         for seat in params["seats"]:
             self._inc(seat, "timed_out_phases")
 
-    def _on_said(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_said(self, params: SaidParams, _seat: int, _t: float | None) -> None:
         self._inc(params["seat"], "public_messages")
         self.stats.table.inc("public_messages")
 
-    def _on_whispered(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_whispered(self, params: WhisperedParams, _seat: int, _t: float | None) -> None:
         self._inc(params["seat"], "private_messages")
         self.stats.table.inc("private_messages")
 
@@ -309,13 +324,13 @@ class _Fold:
         self.died_now = set()
         self.passed = set()
 
-    def _on_phase_started(self, params: dict[str, Any], _seat: int, t: float | None) -> None:
+    def _on_phase_started(self, params: PhaseData, _seat: int, t: float | None) -> None:
         self._close_phase()
         self.number = params["number"]
         self.stats.table.inc("days_number" if params["kind"] == DAY else "nights_number")
         self.phase_start = t
 
-    def _on_game_over(self, params: dict[str, Any], _seat: int, _t: float | None) -> None:
+    def _on_game_over(self, params: GameOverParams, _seat: int, _t: float | None) -> None:
         self._close_phase()
         self.stats.table.set("winning_team", WINNER_VALUE[params["winner"]])
         winners = set(params["winners"])
