@@ -262,7 +262,9 @@ def owned_anywhere(cluster: Cluster, timeout: float = 30.0) -> float:
                     owned += cluster.health(index)["owned"]
         if owned:
             return time.monotonic() - start
-        assert time.monotonic() - start < timeout, "no takeover: the game has no owner"
+        assert time.monotonic() - start < timeout, "no takeover: the game has no owner\n" + \
+            "\n".join(f"{s.log}: {s.log.read_text(errors='replace')[-3000:]}"
+                      for s in cluster.servers if s.log is not None and s.log.exists())
         time.sleep(0.1)
 
 

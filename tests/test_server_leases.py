@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -21,6 +22,7 @@ from sqlalchemy import select, update
 from serverproc import drop_database, new_database, postgres_available
 from trusis.server import schema
 from trusis.server import store as store_module
+from trusis.server.cluster.keeper import Keeping
 from trusis.server.cluster.lease import Leases
 from trusis.server.config import normalise_database_url
 from trusis.server.store import LeaseLost, Store
@@ -173,3 +175,39 @@ async def test_a_migration_longer_than_the_transaction_limit_still_starts(
     finally:
         await store.close()
         await asyncio.to_thread(drop_database, url)
+
+
+class _Beating(Keeping):
+    """A node's beat (cluster/keeper.py) with no game in memory, whose first taking over
+    fails as a read-back can (the database busy, the process starting)."""
+
+    def __init__(self, store: Store, leases: Leases) -> None:
+        self.store, self.leases = store, leases
+        self.rooms: dict[str, Any] = {}
+        self.tick, self.renewed_at = 1.0, 0.0
+        self.idle_since: dict[str, float] = {}
+        self.untaken: dict[str, int] = {}
+        self.tries: list[tuple[str, int]] = []
+
+    async def _take(self, table_id: str, fence: int) -> None:
+        self.tries.append((table_id, fence))
+        if len(self.tries) == 1:
+            raise RuntimeError("the game could not be read back")
+
+
+@pytest.mark.asyncio
+async def test_a_game_whose_taking_over_failed_is_taken_again_at_the_next_beat(
+        store: Store) -> None:
+    """A lease taken over is renewed from then on: a failed read-back must be tried again,
+    or the renewals keep the game's lease alive with nobody running it (the stall issue 20
+    found with a process restarted under its old name)."""
+    a, b = Leases(store, "a", 5.0), _Beating(store, Leases(store, "b", 5.0))
+    await new_table(store, "t1")
+    await a.create("t1")
+    await expire(store, "t1")
+    await b._beat(1)  # takes the lease (fencing number 2), and fails to run the game
+    assert b.tries == [("t1", 2)] and b.untaken == {"t1": 2}
+    await b._beat(2)
+    assert b.tries == [("t1", 2), ("t1", 2)] and b.untaken == {}
+    await b._beat(3)  # taken: not again
+    assert len(b.tries) == 2

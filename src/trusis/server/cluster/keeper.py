@@ -39,6 +39,8 @@ class Keeping:
     tick: float
     renewed_at: float
     idle_since: dict[str, float]
+    untaken: dict[str, int]
+    """Leases taken here whose game could not be read back and run: tried again."""
 
     async def _take(self, table_id: str, fence: int) -> None:
         raise NotImplementedError  # Node's
@@ -80,15 +82,20 @@ class Keeping:
                     if room.owned and room.fence == fence:
                         log.warning("table %s: lease lost; following the new owner", room.id)
                         await room.lose()
-        for table_id, number in held.items():  # held here, yet not owned: own it again
-            room = self.rooms.get(table_id)
-            if room is not None and not room.owned and table_id not in owned:
-                await self._take(table_id, number)
-        for table_id, number in await self.leases.take_expired(TAKE_AT_ONCE):
+        # Held here, yet not owned: own it again — a follower's copy, or a game whose taking
+        # over failed (`untaken`: without a new try the renewals would keep its lease alive
+        # with nobody running the game, as issue 20's restarted process did).
+        retake = [(table_id, number) for table_id, number in held.items()
+                  if table_id not in owned and (
+                      self.untaken.get(table_id) == number
+                      or ((room := self.rooms.get(table_id)) is not None and not room.owned))]
+        self.untaken = {}
+        for table_id, number in [*retake, *await self.leases.take_expired(TAKE_AT_ONCE)]:
             try:
                 await self._take(table_id, number)
-            except Exception:
-                log.exception("table %s: could not be taken over", table_id)
+            except Exception:  # tried again at the next beat, while the lease is held here
+                self.untaken[table_id] = number
+                log.exception("table %s: could not be taken over; trying again", table_id)
         now = time.time()
         for room in list(self.rooms.values()):
             if isinstance(writer := room.peers, Writer):

@@ -98,6 +98,7 @@ class Node(Keeping):
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self.taken = 0
+        self.untaken: dict[str, int] = {}
         self.on_revoked: Callable[[requests.Revoked], None] | None = None
         """The hub closes the connections of tokens another process revoked."""
 
@@ -174,9 +175,14 @@ class Node(Keeping):
             row = await self.store.table_row(table_id)
             if row is None:
                 return
-            room = await load_room(self.store, row, 1.0, owner=False)  # read back just now
-            self.adopt(room)
-            self.rooms[table_id] = room
+            loaded = await load_room(self.store, row, 1.0, owner=False)  # read back just now
+            room = self.rooms.get(table_id)  # a client's `open` may have read it meanwhile:
+            if room is None:  # that copy, whose clients are connected, is the one to own
+                room = loaded
+                self.adopt(room)
+                self.rooms[table_id] = room
+            else:
+                fresh = False
         async with room.lock:
             if not fresh:  # a follower's copy: the store may hold more than it has seen
                 await refill(room)
@@ -210,6 +216,8 @@ class Node(Keeping):
         if row is None:
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
         room = await load_room(self.store, row, 1.0, owner=False)
+        if (held := self.rooms.get(table_id)) is not None:
+            return held  # taken over here meanwhile (`_take`): never two copies of one game
         self.adopt(room)
         fence = await self.leases.claim(table_id) if row["status"] == "finished" else None
         if fence is not None:
