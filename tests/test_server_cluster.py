@@ -165,8 +165,8 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes:
             break
     else:
         pytest.fail("four games in a row ended on Day 1, or reached the night too late")
-    # A person alive tonight who has not passed (one with no power tonight has, by itself)
-    # and does not act keeps the night open until its timer.
+    # A person alive tonight who has not passed yet, and does not act, keeps the night open
+    # until its timer (R12); one who passed before the kill no longer does.
     waiting = any(p["seat"] == c.seat and p["alive"] and not p["passed"]
                   for c in game.clients if c.view for p in c.view["players"])
     killed_at = time.time()

@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from trusis.server import requests
 from trusis.server.cluster.bus import Bus, channel
 from trusis.server.cluster.forward import Forwarder, Serve
 from trusis.server.cluster.keeper import Keeping
@@ -53,6 +52,7 @@ from trusis.server.cluster.replica import (
 from trusis.server.cluster.writer import Writer
 from trusis.server.errors import LobbyError
 from trusis.server.records import stored_seats
+from trusis.server.requests import Revoked as Revocation
 from trusis.server.restore import load_room, refill, take_charge
 from trusis.server.room import Room
 from trusis.server.store import Store
@@ -99,7 +99,7 @@ class Node(Keeping):
         self._background: set[asyncio.Task[Any]] = set()
         self.taken = 0
         self.untaken: dict[str, int] = {}
-        self.on_revoked: Callable[[requests.Revoked], None] | None = None
+        self.on_revoked: Callable[[Revocation], None] | None = None
         """The hub closes the connections of tokens another process revoked."""
 
     # -- life ------------------------------------------------------------------
@@ -276,7 +276,7 @@ class Node(Keeping):
         else:
             self.idle_since.setdefault(room.id, time.monotonic())
 
-    async def tell_revoked(self, revoked: requests.Revoked) -> None:
+    async def tell_revoked(self, revoked: Revocation) -> None:
         """Tokens revoked here (sessions.py): every other process closes their connections.
         Their requests already fail, since every process asks the database."""
         await self.bus.publish(SESSIONS, Revoked(
@@ -288,8 +288,8 @@ class Node(Keeping):
         kind, _, key = name.removeprefix("trusis:").partition(":")
         if isinstance(message, Revoked):
             if message.sender != self.name and self.on_revoked is not None:
-                self.on_revoked(requests.Revoked(player=message.player, family=message.family,
-                                                 keep=message.keep, ban=message.ban))
+                self.on_revoked(Revocation(player=message.player, family=message.family,
+                                           keep=message.keep, ban=message.ban))
             return
         if isinstance(message, Reply):
             self.forward.heard(message)
