@@ -167,7 +167,8 @@ def test_the_owner_killed_in_a_night_the_other_process_carries_on(two_processes:
         if still_night and deadline is not None and deadline - time.time() > 12:
             break
     else:
-        pytest.fail("four games in a row ended on Day 1, or reached the night too late")
+        pytest.fail("four games in a row ended on Day 1, or reached the night too late, "
+                    "or saw it end while their clients settled")
     # A person alive tonight who has not passed yet, and does not act, keeps the night open
     # until its timer (R12); one who passed before the kill no longer does.
     waiting = any(p["seat"] == c.seat and p["alive"] and not p["passed"]
