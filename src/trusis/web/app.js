@@ -111,8 +111,11 @@ class App {
 
   setMe(player) {
     this.me = player;
+    // The account menu is drawn once, with its staff entries: drawn before the roles arrive
+    // and again after, a menu opened in between would be replaced under the click.
+    this.known = false;
     this.header();
-    loadStaff(this).then(() => { this.header(); showWarnings(this); });
+    loadStaff(this).then(() => { this.known = true; this.header(); showWarnings(this); });
     if (this.screen?.onMe) this.screen.onMe();
     else this.route();
   }
