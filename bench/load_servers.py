@@ -95,6 +95,7 @@ class Servers:
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     ports: list[int] = field(default_factory=list)
     database: str = ""  # a PostgreSQL database of the bench's own, dropped afterwards
+    sqlite: Path | None = None  # or the SQLite file of this run alone
     logs: list[Path] = field(default_factory=list)
     redis: subprocess.Popen[bytes] | None = None
     metrics_ports: list[int] = field(default_factory=list)  # with --metrics: scraped
@@ -201,7 +202,10 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
             common += ["--limit", f"{name}=0"]
     try:
         if size is None:
-            common += ["--database", f"sqlite:///{folder / 'load.db'}"]
+            # A file of this run's own: a second run in the same folder (`--metrics`,
+            # `--gc-pin`) would otherwise restore the first one's games and play them too.
+            servers.sqlite = folder / f"load-{secrets.token_hex(4)}.db"
+            common += ["--database", f"sqlite:///{servers.sqlite}"]
             servers.name = "trusis serve (1 process, SQLite)"
             size = 1
         else:

@@ -134,7 +134,8 @@ def restart_run(args: argparse.Namespace, folder: Path) -> None:
               + (f"; {RETRIED[0]} set-up requests answered 5xx and tried again, the last: "
                  f"{RETRIED[1]}" if RETRIED[0] else ""))
         time.sleep(args.seconds)
-        database = folder / "load.db"
+        database = servers.sqlite
+        assert database is not None
         proc = servers.procs[0]
         rss = load.rss_kib(proc.pid)
         proc.send_signal(signal.SIGKILL)
