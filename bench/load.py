@@ -224,7 +224,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                              "rss_before": sum(rss_before), "rss_after": sum(rss_after),
                              "name": servers.name, "peaks": health.peaks,
                              "health": health.last, "unhealthy": health.failures,
-                             "scrapes": scrapes.times, "scraped_actions": sum(scrapes.actions)}
+                             "scrapes": scrapes.times, "scraped_actions": sum(scrapes.actions),
+                             "server_quantiles": scrapes.window_quantiles()}
     for part in parts:
         total["acks"] += part["acks"]
         total["broadcasts"] += part["broadcasts"]

@@ -63,6 +63,10 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
               f"{percentile(r['scrapes'], 50) * ms:.1f} ms, p99 "
               f"{percentile(r['scrapes'], 99) * ms:.1f} ms; trusis_actions_total "
               f"{r['scraped_actions']:.0f} at the last scrape")
+    if r.get("server_quantiles"):
+        print("  as the server measured them, in the window (/metrics' buckets): "
+              + "; ".join(f"{label} p50 {p50 * ms:.1f} ms p99 {p99 * ms:.1f} ms"
+                          for label, (p50, p99) in r["server_quantiles"].items()))
     if len(r["process_cpu"]) > 1 or any(r["peaks"]):
         for index, cpu in enumerate(r["process_cpu"]):
             health = r["health"][index] if index < len(r["health"]) else {}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from trusis.server.transport import DEFAULT_COMPRESSION, Compression
 
@@ -331,14 +332,55 @@ class HealthWatch:
         self.thread.join(10)
 
 
+WINDOWED = {"trusis_ack_seconds": "ack", "trusis_broadcast_seconds": "broadcast wait",
+            "trusis_loop_lag_seconds": "loop lag"}
+"""The histograms whose window-only quantiles the report prints (the acks' answered "ack")."""
+
+Buckets = dict[str, dict[float, float]]  # histogram -> upper bound -> cumulative count
+
+
+def histogram_buckets(text: str) -> Buckets:
+    """The cumulative buckets of WINDOWED in one /metrics text (acks answered "ack" only)."""
+    out: Buckets = {name: {} for name in WINDOWED}
+    for family in text_string_to_metric_families(text):
+        if family.name not in WINDOWED:
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_bucket") and sample.labels.get("answer", "ack") == "ack":
+                bound = float(sample.labels["le"])
+                out[family.name][bound] = out[family.name].get(bound, 0.0) + sample.value
+    return out
+
+
+def bucket_quantile(q: float, buckets: dict[float, float]) -> float | None:
+    """Prometheus's histogram_quantile: linear within the bucket the rank falls in."""
+    bounds = sorted(buckets)
+    if not bounds or buckets[bounds[-1]] <= 0:
+        return None
+    rank = q * buckets[bounds[-1]]
+    lower, below = 0.0, 0.0
+    for bound in bounds:
+        count = buckets[bound]
+        if count >= rank:
+            if bound == float("inf"):
+                return lower  # above the last finite bound: its bound, as Prometheus says
+            return lower + (bound - lower) * (rank - below) / max(count - below, 1e-12)
+        lower, below = bound, count
+    return lower
+
+
 class MetricsScrape:
     """Every second of the window, each process's /metrics, as a Prometheus would: how
-    long a scrape took, and the last `trusis_actions_total` (against the clients' count)."""
+    long a scrape took, the last `trusis_actions_total` (against the clients' count), and
+    the latency histograms at the first and the last scrape — their difference is the
+    window's alone, as the server measured it, beside what the clients measured."""
 
     def __init__(self, ports: list[int]) -> None:
         self.ports = ports
         self.times: list[float] = []
         self.actions = [0.0 for _ in ports]
+        self.first: list[Buckets | None] = [None for _ in ports]
+        self.last: list[Buckets | None] = [None for _ in ports]
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.watch, daemon=True)
 
@@ -353,6 +395,25 @@ class MetricsScrape:
                         found = re.search(r"^trusis_actions_total (\S+)$", text, re.M)
                         if found:
                             self.actions[index] = float(found.group(1))
+                        self.last[index] = histogram_buckets(text)
+                        if self.first[index] is None:
+                            self.first[index] = self.last[index]
+
+    def window_quantiles(self) -> dict[str, tuple[float, float]]:
+        """Each of WINDOWED's (p50, p99) in seconds, between the first and the last scrape,
+        every process together; empty before two scrapes."""
+        out: dict[str, tuple[float, float]] = {}
+        for name, label in WINDOWED.items():
+            window: dict[float, float] = {}
+            for first, last in zip(self.first, self.last, strict=True):
+                if first is None or last is None or first is last:
+                    continue
+                for bound, count in last[name].items():
+                    window[bound] = window.get(bound, 0.0) + count - first[name].get(bound, 0.0)
+            p50, p99 = bucket_quantile(0.5, window), bucket_quantile(0.99, window)
+            if p50 is not None and p99 is not None:
+                out[label] = (p50, p99)
+        return out
 
     def __enter__(self) -> MetricsScrape:
         if self.ports:
