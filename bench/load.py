@@ -78,7 +78,10 @@ apart. It prints figures and never asserts them.
 size of the game server runs twice in the same run, first as it is by default (no
 metrics), then with `--metrics-port` and `/metrics` scraped every second (Prometheus
 scrapes every 15 s by default: this is the dearer case), and the ratio of the two
-throughputs and of their CPU per action is printed.
+throughputs and of their CPU per action is printed. The metered run also prints the
+window's ack, broadcast-wait and loop-lag quantiles as the server measured them (its
+histograms at the first and the last scrape): a tail the clients see and the server does
+not is the machine's (clients and server share its cores), not the server's.
 """
 
 from __future__ import annotations
