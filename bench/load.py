@@ -231,6 +231,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
                              "server_quantiles": scrapes.window_quantiles()}
     for part in parts:
         total["acks"] += part["acks"]
+        for do, samples in part.get("acks_by", {}).items():
+            total.setdefault("acks_by", {}).setdefault(do, []).extend(samples)
         total["broadcasts"] += part["broadcasts"]
         for key in ("acked", "refused", "frames", "bytes", "games", "errors", "retried",
                     "lost_tables", "cpu", "wire"):

@@ -64,6 +64,7 @@ def percentile(samples: list[float], p: float) -> float:
 @dataclass
 class Stats:
     acks: list[float] = field(default_factory=list)
+    acks_by: dict[str, list[float]] = field(default_factory=dict)  # the same, per command
     broadcasts: list[float] = field(default_factory=list)
     acked: int = 0
     refused: int = 0
@@ -92,6 +93,7 @@ class Seat:
         self.news: list[dict[str, Any]] = []
         self.pending: str | None = None
         self.sent_at = 0.0
+        self.sent_do = ""  # the command in flight (its ack's latency is counted under it)
         self.count = 0
         self.phase: tuple[str, int] = ("", 0)
         self.waits = 0
@@ -294,6 +296,7 @@ class ClientRun:
         elif kind in ("ack", "refused") and message["id"] == seat.pending:
             if self.window:
                 stats.acks.append(now - seat.sent_at)
+                stats.acks_by.setdefault(seat.sent_do, []).append(now - seat.sent_at)
                 if kind == "ack":
                     stats.acked += 1
                 else:
@@ -392,6 +395,7 @@ class ClientRun:
         client_id = f"{seat.slot.number}:{seat.seat}:{seat.count}"
         seat.pending = client_id
         seat.sent_at = time.perf_counter()
+        seat.sent_do = command["do"]
         seat.slot.inflight[seat.seat] = (seat.sent_at, command["do"], set())
         data = orjson.dumps({"type": "act", "id": client_id, "action": command}).decode()
         assert seat.ws is not None
@@ -464,7 +468,8 @@ class ClientRun:
         for http in self.https:
             await http.aclose()
         stats = self.stats
-        return {"acks": stats.acks, "broadcasts": stats.broadcasts, "acked": stats.acked,
+        return {"acks": stats.acks, "acks_by": stats.acks_by, "broadcasts": stats.broadcasts,
+                "acked": stats.acked,
                 "refused": stats.refused, "frames": stats.frames, "bytes": stats.bytes,
                 "games": stats.games, "errors": stats.errors, "error": stats.error,
                 "retried": stats.retried,

@@ -35,6 +35,11 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
               f"out; the last refusal: {r['lost_reason'][:300]}")
     print(f"  ack latency        p50 {percentile(r['acks'], 50) * ms:7.1f} ms   "
           f"p99 {percentile(r['acks'], 99) * ms:7.1f} ms   ({len(r['acks'])} samples)")
+    if r.get("acks_by"):
+        by = sorted(r["acks_by"].items(), key=lambda kv: -len(kv[1]))
+        print("    by command: " + "; ".join(
+            f"{do} p50 {percentile(samples, 50) * ms:.1f} / p99 "
+            f"{percentile(samples, 99) * ms:.1f} ms ({len(samples)})" for do, samples in by))
     print(f"  broadcast latency  p50 {percentile(r['broadcasts'], 50) * ms:7.1f} ms   "
           f"p99 {percentile(r['broadcasts'], 99) * ms:7.1f} ms   "
           f"({len(r['broadcasts'])} samples)")

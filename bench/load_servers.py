@@ -332,8 +332,8 @@ class HealthWatch:
         self.thread.join(10)
 
 
-WINDOWED = {"trusis_ack_seconds": "ack", "trusis_broadcast_seconds": "broadcast wait",
-            "trusis_loop_lag_seconds": "loop lag"}
+WINDOWED = {"trusis_ack_seconds": "ack", "trusis_commit_seconds": "group commit",
+            "trusis_broadcast_seconds": "broadcast wait", "trusis_loop_lag_seconds": "loop lag"}
 """The histograms whose window-only quantiles the report prints (the acks' answered "ack")."""
 
 Buckets = dict[str, dict[float, float]]  # histogram -> upper bound -> cumulative count
