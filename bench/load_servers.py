@@ -333,6 +333,7 @@ class HealthWatch:
 
 
 WINDOWED = {"trusis_ack_seconds": "ack", "trusis_commit_seconds": "group commit",
+            "trusis_store_wait_seconds": "an action's store wait",
             "trusis_broadcast_seconds": "broadcast wait", "trusis_loop_lag_seconds": "loop lag"}
 """The histograms whose window-only quantiles the report prints (the acks' answered "ack")."""
 

@@ -106,6 +106,9 @@ def test_metrics_move_with_a_game_played_to_the_end(metered: tuple[ServerProcess
     assert after['trusis_ack_seconds_sum{answer="ack"}'] > 0
     assert after["trusis_broadcast_seconds_count"] > after["trusis_actions_total"]
     assert after["trusis_commit_seconds_count"] > 0
+    # every stored action waited for its commit once (a commit holds one or more)
+    assert after["trusis_store_wait_seconds_count"] >= after["trusis_commit_seconds_count"]
+    assert after["trusis_store_wait_seconds_count"] == after["trusis_actions_total"]
     assert after["trusis_loop_lag_seconds_count"] > before["trusis_loop_lag_seconds_count"]
     assert after['trusis_rate_limited_total{limit="chat"}'] >= 1
     assert after["trusis_commit_queue"] == 0 and after["trusis_send_queue"] == 0

@@ -185,10 +185,13 @@ class GroupCommits:
                "client_id": client_id, "data": json.dumps(data, ensure_ascii=False),
                "fence": fence[1] if fence is not None else None}
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        began = time.perf_counter()
         self._queue.append(_Append(row, values, done, fence))
         if self._writer is None:
             self._writer = asyncio.create_task(self._write(), name="store writer")
         await asyncio.shield(done)  # a cancelled caller still has its action stored
+        if (figures := metrics.FIGURES) is not None:
+            figures.store_wait.observe(time.perf_counter() - began)
 
     async def _write(self) -> None:
         """Commit what is queued, as long as something is: one transaction each time."""

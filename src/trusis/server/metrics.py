@@ -55,6 +55,10 @@ class Figures:
                                    buckets=LATENCY_BUCKETS, registry=r)
         self.commit = Histogram("trusis_commit_seconds", "One group commit of actions.",
                                 buckets=LATENCY_BUCKETS, registry=r)
+        self.store_wait = Histogram("trusis_store_wait_seconds", "From an action's hand-off "
+                                    "to the group commits until it is stored: the wait for "
+                                    "the commit in progress, its own, and the way back.",
+                                    buckets=LATENCY_BUCKETS, registry=r)
         self.loop_lag = Histogram("trusis_loop_lag_seconds", "How much later than asked the "
                                   "event loop woke a task (sampled 4 times a second).",
                                   buckets=LATENCY_BUCKETS, registry=r)
