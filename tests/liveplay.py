@@ -263,7 +263,7 @@ def sqlite_path(server: ServerProcess) -> str:
     return server.database[len("sqlite:///"):]
 
 
-def _rows(server: ServerProcess, sql: str, *args: Any) -> list[dict[str, Any]]:
+def database_rows(server: ServerProcess, sql: str, *args: Any) -> list[dict[str, Any]]:
     """Rows straight from the server's database: its SQLite file, or its PostgreSQL."""
     if server.database.startswith("postgresql"):
         return asyncio.run(_pg_rows(server.database, sql, args))
@@ -285,13 +285,13 @@ async def _pg_rows(url: str, sql: str, args: tuple[Any, ...]) -> list[dict[str, 
 
 
 def table_row(server: ServerProcess, table_id: str) -> dict[str, Any]:
-    rows = _rows(server, "SELECT * FROM tables WHERE id = ?", table_id)
+    rows = database_rows(server, "SELECT * FROM tables WHERE id = ?", table_id)
     assert rows, table_id
     return rows[0]
 
 
 def action_rows(server: ServerProcess, table_id: str) -> list[dict[str, Any]]:
-    return _rows(server, "SELECT * FROM actions WHERE table_id = ? ORDER BY idx", table_id)
+    return database_rows(server, "SELECT * FROM actions WHERE table_id = ? ORDER BY idx", table_id)
 
 
 def stored_record(server: ServerProcess, table_id: str) -> Record:

@@ -56,12 +56,13 @@ def test_moderation_page_reports_record_mute_and_audit(server, browser) -> None:
         for (seat, to), text in {(2, None): "you are all idiots", (2, 3): "W23 between us",
                                  (4, 1): "W41 secret pair", (1, None): "calm down"}.items():
             body = {"do": "say", "text": text, **({"to": to} if to else {})}
-            assert command(table.conns[seat], **body)["type"] == "ack"
+            answer = command(table.conns[seat], **body)
+            assert answer["type"] == "ack", answer  # the answer says why, should it fail again
         table.barrier()
         for reporter, about, why in ((3, 2, "insults in the chat"), (5, 1, "spam")):
-            assert table.guests[reporter].http.post(
-                f"/api/tables/{table.id}/reports", json={"seat": about, "reason": why}
-            ).status_code == 201
+            filed = table.guests[reporter].http.post(
+                f"/api/tables/{table.id}/reports", json={"seat": about, "reason": why})
+            assert filed.status_code == 201, filed.text
         context = browser.new_context(viewport=DESKTOP, locale="en-GB")
         w = Watched(context)
         page = w.page

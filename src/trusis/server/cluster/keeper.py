@@ -2,7 +2,8 @@
 
 At each beat the node (node.py) renews the leases it holds — and follows any game
 whose lease it found gone — takes over the games whose owner let theirs expire
-(timers included: the deadline is stored), drops the presence of followers that
+(timers included: the deadline is stored; a finished one only while clients here
+are at it, for its chat after the end, R50), drops the presence of followers that
 stopped reporting (their seats' grace periods start, R52), tells each owner which
 seats are connected here, checks its followed games against the store's action
 counts, and lets go of the followed games nobody here looks at any more.
@@ -90,7 +91,11 @@ class Keeping:
                       self.untaken.get(table_id) == number
                       or ((room := self.rooms.get(table_id)) is not None and not room.owned))]
         self.untaken = {}
-        for table_id, number in [*retake, *await self.leases.take_expired(TAKE_AT_ONCE)]:
+        chatting = [r.id for r in self.rooms.values()
+                    if not r.owned and r.status == "finished" and r.clients]
+        taken = [*await self.leases.take_expired(TAKE_AT_ONCE),
+                 *await self.leases.take_finished(chatting)]
+        for table_id, number in [*retake, *taken]:
             try:
                 await self._take(table_id, number)
             except Exception:  # tried again at the next beat, while the lease is held here

@@ -83,6 +83,25 @@ class Leases:
                 .returning(lease.c.table_id, lease.c.fence))).all()
         return [(str(r[0]), int(r[1])) for r in rows]
 
+    async def take_finished(self, table_ids: list[str]) -> list[tuple[str, int]]:
+        """Take over the finished games among `table_ids` (followed here, with clients)
+        whose owner died or let them go: R50 keeps their chat open, and a follower's
+        messages need a writer. `take_expired` leaves finished games alone, since most are
+        out of everybody's memory and need none until someone opens them (`claim`)."""
+        if not table_ids:
+            return []
+        lease = schema.leases
+        expired = (select(lease.c.table_id)
+                   .where(lease.c.table_id.in_(table_ids), lease.c.expires_at < database_now())
+                   .with_for_update(skip_locked=True))
+        async with self.store.engine.begin() as conn:
+            rows = (await conn.execute(
+                update(lease).where(lease.c.table_id.in_(expired.scalar_subquery()))
+                .values(node=self.node, fence=lease.c.fence + 1,
+                        expires_at=database_now() + self.seconds)
+                .returning(lease.c.table_id, lease.c.fence))).all()
+        return [(str(r[0]), int(r[1])) for r in rows]
+
     async def claim(self, table_id: str) -> int | None:
         """Own a table nobody owns now (a finished game someone opens again, for the chat
         after the end): its new fencing number, or None when another process owns it."""
