@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import extract, func, insert, literal, select, update
+from sqlalchemy import Select, extract, func, insert, literal, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from trusis.server import schema
@@ -75,13 +75,7 @@ class Leases:
                    .where(t.c.status.in_(LIVE), lease.c.expires_at < database_now())
                    .order_by(lease.c.expires_at).limit(limit)
                    .with_for_update(of=lease, skip_locked=True))
-        async with self.store.engine.begin() as conn:
-            rows = (await conn.execute(
-                update(lease).where(lease.c.table_id.in_(expired.scalar_subquery()))
-                .values(node=self.node, fence=lease.c.fence + 1,
-                        expires_at=database_now() + self.seconds)
-                .returning(lease.c.table_id, lease.c.fence))).all()
-        return [(str(r[0]), int(r[1])) for r in rows]
+        return await self._take(expired)
 
     async def take_finished(self, table_ids: list[str]) -> list[tuple[str, int]]:
         """Take over the finished games among `table_ids` (followed here, with clients)
@@ -94,6 +88,11 @@ class Leases:
         expired = (select(lease.c.table_id)
                    .where(lease.c.table_id.in_(table_ids), lease.c.expires_at < database_now())
                    .with_for_update(skip_locked=True))
+        return await self._take(expired)
+
+    async def _take(self, expired: Select[Any]) -> list[tuple[str, int]]:
+        """Hold the leases `expired` selects (and locks) here, each under its next number."""
+        lease = schema.leases
         async with self.store.engine.begin() as conn:
             rows = (await conn.execute(
                 update(lease).where(lease.c.table_id.in_(expired.scalar_subquery()))
