@@ -47,6 +47,7 @@ def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[f
     """Best microseconds of CPU per frame out, in this process's tree (and with `other`,
     the clients.py of another tree, loaded beside it: the repeats alternate), and the mean
     bytes of a frame on the wire."""
+    import orjson
     from starlette.websockets import WebSocket, WebSocketState
     from websockets.extensions.permessage_deflate import PerMessageDeflate
     from websockets.frames import Frame, Opcode
@@ -101,17 +102,26 @@ def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[f
             clients.append(client)
         return clients
 
+    def serialised(client: Any) -> bool:
+        """Whether this client's clients.py takes an `events` message's parts as JSON
+        (since 2026-12-05) rather than as lists and dicts (before)."""
+        module = sys.modules[type(client).__module__]
+        return module.Events.__annotations__.get("clock") == "bytes"
+
     async def block(clients: list[Any]) -> float:
         cpu = time.process_time()
         for number in range(pushes):
             for client in clients:
-                events = [{"seq": number * 2 + 1, "type": "said", "seat": 3,
-                           "text": "I am the doctor, trust me"},
-                          {"seq": number * 2 + 2, "type": "voted", "seat": 4,
-                           "target": number % CLIENTS + 1}]
+                events: Any = [{"seq": number * 2 + 1, "type": "said", "seat": 3,
+                                "text": "I am the doctor, trust me"},
+                               {"seq": number * 2 + 2, "type": "voted", "seat": 4,
+                                "target": number % CLIENTS + 1}]
+                clock: Any = {"now": time.time(), "deadline": 1e9}
+                if serialised(client):  # a clients.py whose `events` messages are bytes
+                    events = b",".join(orjson.dumps(event) for event in events)
+                    clock = orjson.dumps(clock)
                 view = steps[number % len(steps)][client.seat - 1]
-                client.send_events(number * 2 + 2, events, view,
-                                   {"now": time.time(), "deadline": 1e9})
+                client.send_events(number * 2 + 2, events, view, clock)
             while any(client.queue for client in clients):
                 await asyncio.sleep(0)
         return (time.process_time() - cpu) / (pushes * CLIENTS) * 1e6

@@ -26,8 +26,14 @@ class SlowSocket:
         pass
 
 
-def events(*numbers: int) -> list[dict[str, Any]]:
-    return [{"seq": n, "code": "passed", "params": {"seat": n}} for n in numbers]
+def events(*numbers: int) -> bytes:
+    """Events as `Table.events_json` gives them: their JSON objects joined by commas."""
+    return b",".join(orjson.dumps({"seq": n, "code": "passed", "params": {"seat": n}})
+                     for n in numbers)
+
+
+def clock(now: float) -> bytes:
+    return orjson.dumps({"now": now})
 
 
 def test_events_waiting_side_by_side_become_one_message_with_every_event_and_the_last_view(
@@ -36,12 +42,12 @@ def test_events_waiting_side_by_side_become_one_message_with_every_event_and_the
         socket = SlowSocket()
         client = Client(socket, "p", "Ann", 1)  # type: ignore[arg-type]
         client.start()
-        client.send_events(1, events(1), orjson.dumps({"seq": 1}), {"now": 1.0})
+        client.send_events(1, events(1), orjson.dumps({"seq": 1}), clock(1.0))
         await asyncio.sleep(0)  # the writer takes the first one and waits on the network
-        client.send_events(2, events(2), orjson.dumps({"seq": 2}), {"now": 2.0})
-        client.send_events(4, events(3, 4), orjson.dumps({"seq": 4}), {"now": 3.0})
+        client.send_events(2, events(2), orjson.dumps({"seq": 2}), clock(2.0))
+        client.send_events(4, events(3, 4), orjson.dumps({"seq": 4}), clock(3.0))
         client.send(b'{"type": "ack", "id": "c1", "seq": 4}')
-        client.send_events(5, events(5), orjson.dumps({"seq": 5}), {"now": 4.0})
+        client.send_events(5, events(5), orjson.dumps({"seq": 5}), clock(4.0))
         socket.gate.set()
         for _ in range(20):
             await asyncio.sleep(0)

@@ -51,3 +51,33 @@ def test_view_json_refuses_a_seat_that_is_not_there() -> None:
         except ValueError:
             continue
         raise AssertionError(f"seat {seat!r} was accepted")
+
+
+def same_events(table: Table, read: dict[int | None, int]) -> None:
+    """`events_json` is `events_after` serialised, from any reader's stream number, with a
+    memo shared by every reader (as the server's one delivery to a table's clients)."""
+    memo: dict[int, bytes] = {}
+    for seat in [None, *range(1, table.state.n + 1)]:
+        number = read.get(seat, 0)
+        events = table.events_after(seat, number)
+        last, joined = table.events_json(seat, number, memo)
+        assert joined == b",".join(orjson.dumps(event) for event in events)
+        assert last == (events[-1]["seq"] if events else number)
+        read[seat] = last
+
+
+@SETTINGS
+@given(shape=tables(), mix=mixes(max_active=4))
+def test_events_json_is_the_stream_serialised(shape: Shape, mix: Mix) -> None:
+    table = Table(list(shape.names), shape.seed, shape.custom)
+    policy = Policy(mix)
+    read: dict[int | None, int] = {}
+    for number in range(3000):
+        step = policy.next(table.state)
+        if step is None:
+            break
+        table.submit(step.action, t=1000.0 + number / 3 if number % 2 else None)
+        if number % 5 == 0:
+            same_events(table, read)
+    same_events(table, {})  # every stream again from its start
+    same_events(table, read)

@@ -18,12 +18,9 @@ import contextlib
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
-import orjson
 from starlette.websockets import WebSocket
 
-from trusis.rules.formats import EventData
 from trusis.server import metrics
 
 QUEUE_LIMIT = 500
@@ -32,19 +29,23 @@ GOODBYE_SECONDS = 2.0
 """How long a closing connection's goodbye (its close code) may take to leave."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Events:
-    """An `events` message waiting to be sent: its events, and its view already serialised
-    (so nothing of the game state is kept), merged with the next one while it waits."""
+    """An `events` message waiting to be sent, merged with the next one while it waits.
+
+    Its parts are already JSON (`Table.events_json`, `views.view_json`): nothing of the
+    game state is kept, and a message waiting holds a few byte strings, not the dicts and
+    lists of every event — the collector has nothing in it to walk."""
 
     seq: int
-    events: list[EventData]
+    events: bytes  # the events' JSON objects, joined by commas
     view: bytes
-    clock: dict[str, Any]
+    clock: bytes
 
     def frame(self) -> bytes:
-        return orjson.dumps({"type": "events", "seq": self.seq, "events": self.events,
-                             "view": orjson.Fragment(self.view), "clock": self.clock})
+        """The same bytes as `orjson.dumps` of the message as a dict (docs/protocol.md)."""
+        return b'{"type":"events","seq":%d,"events":[%b],"view":%b,"clock":%b}' % (
+            self.seq, self.events, self.view, self.clock)
 
 
 @dataclass(eq=False)
@@ -96,13 +97,14 @@ class Client:
             if not waiter.done():  # done: cancelled with the writer
                 waiter.set_result(None)
 
-    def send_events(self, seq: int, events: list[EventData], view: bytes,
-                    clock: dict[str, Any]) -> None:
-        """Queue an `events` message, or fold it into the one still waiting last."""
+    def send_events(self, seq: int, events: bytes, view: bytes, clock: bytes) -> None:
+        """Queue an `events` message (its parts serialised: see `Events`), or fold it into
+        the one still waiting last."""
         last = self.queue[-1] if self.queue else None
         if isinstance(last, Events) and not self.closed:
             last.seq = seq
-            last.events.extend(events)
+            last.events = b"%b,%b" % (last.events, events) if last.events and events \
+                else last.events or events
             last.view = view
             last.clock = clock
             return

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from trusis.rules.views import view_json
 from trusis.server.answers import AnswerBook
 from trusis.server.clients import Client
@@ -34,6 +36,16 @@ log = logging.getLogger("trusis.server")
 EVENTS_KEPT_FOR_CATCH_UP = 2000
 """A client further behind than this gets a fresh snapshot instead of the events."""
 TABLE_COALESCE_SECONDS = 0.1  # joins and parts this close share one `table` message
+
+
+@dataclass(slots=True)
+class Push:
+    """One delivery to the clients of a table: what is the same for all of them is
+    serialised once — each event but its number, each seat's view, the clock."""
+
+    clock: bytes
+    events: dict[int, bytes] = field(default_factory=dict)  # by index in the table's log
+    views: dict[int | None, bytes] = field(default_factory=dict)  # by seat (None: spectator)
 
 
 @dataclass
@@ -170,20 +182,24 @@ class Room:
                                "view": table.snapshot(client.seat, chat=False),
                                "clock": self.clock()}))
 
-    def push_to(self, client: Client) -> None:
-        """Send `client` what its seat may see since its stream number."""
+    def push_to(self, client: Client, push: Push | None = None) -> None:
+        """Send `client` what its seat may see since its stream number (`push`: what is
+        serialised once for every client an action is sent to)."""
         table = self.host.table if self.host else None
         if table is None:
             return
-        events = table.events_after(client.seat, client.seq)
+        push = Push(orjson.dumps(self.clock())) if push is None else push
+        seq, events = table.events_json(client.seat, client.seq, push.events)
         if not events:
             return
-        client.seq = events[-1]["seq"]
+        client.seq = seq
         # The engine's view itself (views.py), serialised at once — its shared fields once
         # for every seat — and never kept. A client that is behind gets it folded into the
         # message still waiting (clients.py).
-        client.send_events(client.seq, events,
-                           view_json(table.state, client.seat, chat=False), self.clock())
+        view = push.views.get(client.seat)
+        if view is None:
+            view = push.views[client.seat] = view_json(table.state, client.seat, chat=False)
+        client.send_events(seq, events, view, push.clock)
 
     def reseat(self, everyone: bool = False) -> None:
         """After seats change hands: each client plays the seat its player holds now (or
@@ -197,8 +213,9 @@ class Room:
                 self.catch_up(client, None)
 
     def push(self) -> None:
+        push = Push(orjson.dumps(self.clock()))
         for client in list(self.clients):
-            self.push_to(client)
+            self.push_to(client, push)
 
     # -- what the game's host delivers through (host.py `Delivery`) ---------------
 

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
 
 from trusis.rules.actions import Action
 from trusis.rules.engine import apply
@@ -160,6 +163,49 @@ class Table(Game):
         mutable data. A number beyond the stream's end gives nothing; a negative one
         is read as 0.
         """
+        first, indices = self._unread(seat, number)
+        log, times = self.log, self.log_times
+        out: list[EventData] = []
+        for position, i in enumerate(indices, first):
+            event = log[i]
+            data: EventData = {"seq": position, "code": event.code, "params": dict(event.params)}
+            t = times[i]
+            if t is not None:
+                data["t"] = t
+            out.append(data)
+        return out
+
+    def events_json(self, seat: int | None, number: int,
+                    memo: dict[int, bytes] | None = None) -> tuple[int, bytes]:
+        """`events_after(seat, number)` serialised: (the last event's number, the events'
+        JSON objects joined by commas), the same bytes as `orjson.dumps` of each.
+
+        What an event says is the same for every reader but its number (each stream
+        counts its own), so its other fields are serialised once per `memo` — the
+        server passes one for all the seats it sends an action to — and each reader's
+        number put in front. With nothing to read it gives (`number`, b"").
+        """
+        first, indices = self._unread(seat, number)
+        if not indices:
+            return number, b""
+        log, times = self.log, self.log_times
+        memo = {} if memo is None else memo
+        parts: list[bytes] = []
+        for position, i in enumerate(indices, first):
+            rest = memo.get(i)
+            if rest is None:
+                event = log[i]
+                t = times[i]
+                fields: dict[str, Any] = {"code": event.code, "params": event.params}
+                if t is not None:
+                    fields["t"] = t
+                rest = memo[i] = orjson.dumps(fields)[1:]  # '"code":…}': no opening brace
+            parts.append(b'{"seq":%d,%b' % (position, rest))
+        return first + len(indices) - 1, b",".join(parts)
+
+    def _unread(self, seat: int | None, number: int) -> tuple[int, list[int]]:
+        """(the stream number of the first event after `number`, the log indices of the
+        events `seat` may see after it), its index of the log brought up to date."""
         key = SPECTATOR if seat is None else seat
         stream = self._streams.get(key)
         if stream is None:
@@ -176,16 +222,7 @@ class Table(Game):
         # from the first event on, so `offset` is 0 (kept so that they cannot diverge).
         offset = self.state.stream_position(seat) - len(stream.indices)
         start = max(number - offset, 0)
-        times = self.log_times
-        out: list[EventData] = []
-        for position, i in enumerate(stream.indices[start:], start + 1 + offset):
-            event = log[i]
-            data: EventData = {"seq": position, "code": event.code, "params": dict(event.params)}
-            t = times[i]
-            if t is not None:
-                data["t"] = t
-            out.append(data)
-        return out
+        return start + 1 + offset, stream.indices[start:]
 
     def snapshot(self, seat: int | None, chat: bool = True) -> View:
         """Everything `seat` may know now: its view, whose `seq` is its stream length.
