@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trusis.server.protocol import dumps
@@ -57,17 +57,25 @@ class CommandAnswer:
         """An `ack` stored before a restart: its copy is numbered afresh when sent."""
         return cls("ack", client_id, again=True)
 
+    # The three variants below are written out rather than `dataclasses.replace`, which
+    # looks up every field's definition on each call: two of them run for every command.
+
     def counted(self, count: int | None) -> CommandAnswer:
-        return replace(self, count=count)
+        return CommandAnswer(self.type, self.id, self.code, self.params, self.message,
+                             self.seq, count, self.again)
 
     def copy(self) -> CommandAnswer:
         """The answer a copy of the command gets: the same, except that one read back
         from the store forgets the stream number it never had (its sender numbers it)."""
-        return replace(self, seq=None, again=False) if self.again else self
+        if not self.again:
+            return self
+        return CommandAnswer(self.type, self.id, self.code, self.params, self.message,
+                             None, self.count, False)
 
     def with_seq(self, seq: int) -> CommandAnswer:
         """This `ack` with its sender's stream number, once known."""
-        return replace(self, seq=seq)
+        return CommandAnswer(self.type, self.id, self.code, self.params, self.message,
+                             seq, self.count, self.again)
 
     def frame(self) -> bytes:
         """The client's frame (docs/protocol.md, "Answers"): no internal field."""
