@@ -95,14 +95,16 @@ async def http_error(request: Request, exc: Exception) -> Response:
                         headers=getattr(exc, "headers", None))
 
 
-GC_THRESHOLDS = (700, 10, 1000)
-"""The collector's thresholds while serving (Python's are 700, 10, 10): young collections as
-usual (they walk a few thousand objects: milliseconds), and a full one considered after 1,000
-middle ones instead of 10. A full collection walks every live game's objects with the event
-loop stopped (0.36 s at 100 tables, 0.72 s at 150, on a loaded 2-core machine: bench/load.py
---gc) and finds almost nothing (75 objects: the server makes few cycles), so at a human pace
-it came every minute or so and set the p99 of the acknowledgements; now it comes a hundred
-times more rarely (docs/architecture.md, "Capacity")."""
+GC_THRESHOLDS = (700, 2, 5000)
+"""The collector's thresholds while serving (Python's are 700, 10, 10). A collection walks
+every object of the generations it collects with the event loop stopped, and on a heap of
+hundreds of tables each object costs a cache miss or two: at 500 paced tables a young pass
+(a few thousand objects) took 2–10 ms and a middle one, the survivors of ten young passes,
+25–68 ms, the loop's longest stalls. A middle pass after every 2 young ones walks a fifth of
+that (p99 27 ms against 54); the objects walked are the same, sooner. A full pass walks every
+live game (0.3–0.7 s) and finds almost nothing (the server makes few cycles): it is
+considered after 5,000 middle passes (10,000 young ones, as 10 x 1,000 before) instead of 10
+(docs/architecture.md, "The collector")."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
