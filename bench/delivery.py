@@ -1,7 +1,7 @@
 """Delivery cost: the game server's CPU per action and per frame out, two source trees side by side.
 
 Usage: python bench/delivery.py --against DIR [--tables N] [--seconds S] [--rounds R]
-                                [--pure] [--profile FILE]
+                                [--think T] [--client-processes P] [--pure] [--profile FILE]
 
 Issue 19's load (bench/load.py: `trusis serve` on a fresh SQLite file, N tables of
 10 protocol clients played by heuristic bots, one command in flight each) run in
@@ -42,6 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
+from load_clients import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = Path(os.environ.get("TRUSIS_COMPILED", "/work/main/build/compiled"))
@@ -138,13 +139,19 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--think", type=float, default=0.0, metavar="SECONDS",
+                        help="each client's mean pause before a command (bench/load.py): "
+                             "0 measures the CPU at saturation; 5 a human pace, whose "
+                             "ack p50/p99 each round prints")
+    parser.add_argument("--client-processes", type=int, default=1, metavar="P")
     parser.add_argument("--pure", action="store_true")
     parser.add_argument("--profile", metavar="FILE")
     args = parser.parse_args()
     load.HealthWatch = WindowProfile  # type: ignore[misc]
     trees = {"this": ROOT / "src", "against": args.against.resolve()}
-    run_args = argparse.Namespace(tables=args.tables, seconds=args.seconds, think=0.0,
-                                  client_processes=1, profile=None, spy=None, gc=False,
+    run_args = argparse.Namespace(tables=args.tables, seconds=args.seconds, think=args.think,
+                                  client_processes=args.client_processes, profile=None,
+                                  spy=None, gc=False,
                                   compression=load.DEFAULT_COMPRESSION)
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
     print(f"{load.machine_load()}; {args.tables} tables x 10 clients, {args.seconds:g} s "
@@ -177,7 +184,9 @@ def main() -> None:
                       f"{r['acked'] / r['elapsed']:4.0f} actions/s, CPU {ms:.3f} ms per action, "
                       f"{us:.1f} us per frame out, {frames:.2f} frames per action, "
                       f"{size:.0f} bytes per frame ({wire:.0f} on the wire); "
-                      f"{r['errors']} client errors; the event loop's thread "
+                      f"{r['errors']} client errors; ack p50 "
+                      f"{percentile(r['acks'], 50) * 1e3:.1f} / p99 "
+                      f"{percentile(r['acks'], 99) * 1e3:.1f} ms; the event loop's thread "
                       f"{SPLIT[0] / max(1, r['acked']) * 1e3:.3f} ms per action, the others "
                       f"{SPLIT[1] / max(1, r['acked']) * 1e3:.3f}", flush=True)
     print("\nthis / against (< 1: this tree is cheaper):")

@@ -10,9 +10,12 @@ checked in the same transaction: an action of a lost lease is never stored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import json
+import sqlite3
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,9 +33,10 @@ from sqlalchemy import (
     update,
     values,
 )
+from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import PoolProxiedConnection, StaticPool
 
 from trusis.server import metrics, schema
 
@@ -56,20 +60,47 @@ def sqlite_pragmas(engine: Engine) -> None:
         cursor.close()
 
 
-def _statements(batch: list[_Append]) -> list[tuple[Any, list[dict[str, Any]]]]:
-    """A group commit's statements: a few, whatever the size of the batch (each one is
-    a trip to the database driver, and under load each trip waits for the event loop)."""
-    t = schema.tables
+ACTION_COLUMNS = ("table_id", "idx", "t", "player_id", "client_id", "data", "fence")
+"""An action's row, as `GroupCommits.append` makes it."""
+
+
+def _shapes(batch: list[_Append]) -> dict[tuple[str, ...], list[dict[str, Any]]]:
+    """The tables' rows to update, grouped by the columns each one changes."""
     shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for one in batch:
         shapes.setdefault(tuple(sorted(one.values)), []).append(
             {"b_id": one.row["table_id"], **{f"b_{k}": v for k, v in one.values.items()}})
+    return shapes
+
+
+def _insert() -> Any:
+    return insert(schema.actions).values({c: bindparam(c) for c in ACTION_COLUMNS})
+
+
+def _update(names: tuple[str, ...]) -> Any:
+    t = schema.tables
+    return update(t).where(t.c.id == bindparam("b_id")).values(
+        {n: bindparam(f"b_{n}") for n in names})
+
+
+def _statements(batch: list[_Append]) -> list[tuple[Any, list[dict[str, Any]]]]:
+    """A group commit's statements: a few, whatever the size of the batch (each one is
+    a trip to the database driver, and under load each trip waits for the event loop)."""
     statements: list[tuple[Any, list[dict[str, Any]]]] = [
-        (insert(schema.actions), [one.row for one in batch])]
-    for names, rows in shapes.items():
-        statements.append((update(t).where(t.c.id == bindparam("b_id"))
-                           .values({n: bindparam(f"b_{n}") for n in names}), rows))
+        (_insert(), [one.row for one in batch])]
+    for names, rows in _shapes(batch).items():
+        statements.append((_update(names), rows))
     return statements
+
+
+@functools.cache
+def _sqlite_sql(names: tuple[str, ...] | None) -> tuple[str, tuple[str, ...]]:
+    """SQLite's text of the actions' insert (None) or of a tables' update, and the order
+    of its parameters: the same statements, compiled once."""
+    compiled = (_insert() if names is None else _update(names)).compile(
+        dialect=sqlite_dialect())
+    assert compiled.positiontup is not None
+    return str(compiled), tuple(compiled.positiontup)
 
 
 Fence = tuple[str, int] | None
@@ -129,6 +160,109 @@ def _stored(batch: list[_Append], began: float) -> None:
         _settle(one.done, None)
 
 
+class _SqliteThread:
+    """SQLite's group commits, on a thread of their own with the standard driver.
+
+    The thread takes the next batch as soon as the last one is committed, a whole
+    transaction per batch, and only tells the event loop which actions are stored: a
+    batch never waits for a turn of a busy loop to begin (at 500 paced tables the
+    loop's turns after a commit — the acks and pushes of the batch before — made an
+    action's wait to be stored ten times its commit: docs/architecture.md, "Capacity").
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.waiting: list[_Append] = []
+        self.ready = threading.Condition()
+        self.closing = False
+        self.thread: threading.Thread | None = None
+        self.connection: PoolProxiedConnection | None = None
+
+    def put(self, one: _Append) -> None:
+        """Queue an action (from the event loop); its `done` is settled on its loop."""
+        with self.ready:
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._run, name="trusis-store",
+                                               daemon=True)
+                self.thread.start()
+            self.waiting.append(one)
+            self.ready.notify()
+
+    async def close(self) -> None:
+        """Store what is queued, then stop the thread."""
+        with self.ready:
+            self.closing = True
+            self.ready.notify()
+        if self.thread is not None:
+            await asyncio.to_thread(self.thread.join)
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+        self.engine.dispose()
+
+    def _run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.waiting and not self.closing:
+                    self.ready.wait()
+                if not self.waiting:
+                    return
+                batch, self.waiting = self.waiting, []
+            began = time.perf_counter()
+            errors = self._commit(batch)
+            loops: dict[asyncio.AbstractEventLoop, list[tuple[_Append, Exception | None]]] = {}
+            for one, error in zip(batch, errors, strict=True):
+                loops.setdefault(one.done.get_loop(), []).append((one, error))
+            for loop, answers in loops.items():
+                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+                    loop.call_soon_threadsafe(_answered, answers, began)
+
+    def _commit(self, batch: list[_Append]) -> list[Exception | None]:
+        """Commit `batch` in one transaction; if that fails, each action alone (one bad
+        action must not fail the others). What failed, action by action."""
+        try:
+            self._transaction(batch)
+            return [None] * len(batch)
+        except Exception as err:
+            if len(batch) == 1:
+                return [err]
+        errors: list[Exception | None] = []
+        for one in batch:
+            try:
+                self._transaction([one])
+                errors.append(None)
+            except Exception as err:
+                errors.append(err)
+        return errors
+
+    def _transaction(self, batch: list[_Append]) -> None:
+        """The statements of `_statements`, compiled once (`_sqlite_sql`) and run on the
+        driver's connection: a group commit costs the interpreter (whose lock the event
+        loop needs) a few calls, not SQLAlchemy's execution of each statement."""
+        if self.connection is None:  # the pool's one connection, held while the thread runs
+            self.connection = self.engine.raw_connection()
+        conn: sqlite3.Connection = self.connection.driver_connection  # type: ignore[assignment]
+        sql, order = _sqlite_sql(None)
+        try:
+            conn.executemany(sql, [tuple(one.row[c] for c in order) for one in batch])
+            for names, rows in _shapes(batch).items():
+                sql, order = _sqlite_sql(names)
+                conn.executemany(sql, [tuple(row[c] for c in order) for row in rows])
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+
+
+def _answered(answers: list[tuple[_Append, Exception | None]], began: float) -> None:
+    """On the event loop: the callers of a batch the thread wrote learn what became of
+    their actions (None: stored)."""
+    for one, error in answers:
+        if error is not None:
+            _settle(one.done, error)
+    _stored([one for one, error in answers if error is None], began)
+
+
 class GroupCommits:
     """The queue of actions waiting to be stored, and the task that stores them."""
 
@@ -138,27 +272,25 @@ class GroupCommits:
         self._queue: list[_Append] = []
         self._writer: asyncio.Task[None] | None = None
         # SQLite: group commits run on one thread of their own with the standard
-        # driver, a whole transaction per call, instead of a trip to aiosqlite's thread
-        # for each statement (each trip waits for a turn of a busy event loop).
-        self._sqlite: Engine | None = None
-        self._thread: ThreadPoolExecutor | None = None
+        # driver (_SqliteThread), instead of a trip to aiosqlite's thread for each
+        # statement (each trip waits for a turn of a busy event loop).
+        self._sqlite: _SqliteThread | None = None
         if engine.dialect.name == "sqlite":
-            self._sqlite = create_engine(make_url(url).set(drivername="sqlite"),
-                                         poolclass=StaticPool, hide_parameters=True,
-                                         connect_args={"check_same_thread": False})
-            sqlite_pragmas(self._sqlite)
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="trusis-store")
+            sqlite = create_engine(make_url(url).set(drivername="sqlite"),
+                                   poolclass=StaticPool, hide_parameters=True,
+                                   connect_args={"check_same_thread": False})
+            sqlite_pragmas(sqlite)
+            self._sqlite = _SqliteThread(sqlite)
 
     def queued(self) -> int:
         """Actions waiting for the next group commit (a health figure)."""
-        return len(self._queue)
+        return len(self._sqlite.waiting) if self._sqlite is not None else len(self._queue)
 
     async def close(self) -> None:
         if self._writer is not None:
             await asyncio.gather(self._writer, return_exceptions=True)
-        if self._sqlite is not None and self._thread is not None:
-            self._sqlite.dispose()
-            self._thread.shutdown()
+        if self._sqlite is not None:
+            await self._sqlite.close()
 
     async def append(self, table_id: str, index: int, data: dict[str, Any], t: float | None,
                      player_id: str | None, client_id: str | None, deadline: float | None,
@@ -186,9 +318,12 @@ class GroupCommits:
                "fence": fence[1] if fence is not None else None}
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         began = time.perf_counter()
-        self._queue.append(_Append(row, values, done, fence))
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write(), name="store writer")
+        if self._sqlite is not None:
+            self._sqlite.put(_Append(row, values, done, fence))
+        else:
+            self._queue.append(_Append(row, values, done, fence))
+            if self._writer is None:
+                self._writer = asyncio.create_task(self._write(), name="store writer")
         await asyncio.shield(done)  # a cancelled caller still has its action stored
         if (figures := metrics.FIGURES) is not None:
             figures.store_wait.observe(time.perf_counter() - began)
@@ -223,11 +358,8 @@ class GroupCommits:
                 self._writer = asyncio.create_task(self._write(), name="store writer")
 
     async def _commit(self, batch: list[_Append]) -> None:
-        """One transaction: the actions, then each table's timer and status."""
-        if self._sqlite is not None:  # SQLite: the whole transaction in one call
-            await asyncio.get_running_loop().run_in_executor(
-                self._thread, self._commit_here, _statements(batch))
-            return
+        """One transaction (PostgreSQL): the leases, the actions, then each table's timer
+        and status."""
         async with self.engine.begin() as conn:
             fenced = [one for one in batch if one.fence is not None]
             if fenced:  # the leases first: their rows stay locked until the commit
@@ -257,9 +389,3 @@ class GroupCommits:
             .values(expires_at=now + self.lease_seconds)
             .returning(lease.c.table_id))).all()
         return {str(r[0]) for r in rows}
-
-    def _commit_here(self, statements: list[tuple[Any, list[dict[str, Any]]]]) -> None:
-        assert self._sqlite is not None
-        with self._sqlite.begin() as conn:
-            for statement, rows in statements:
-                conn.execute(statement, rows)
