@@ -117,20 +117,28 @@ class Client:
                 self.waiter = loop.create_future()
                 await self.waiter
                 continue
-            message = self.queue.popleft()
-            since = self.queued_at.popleft()
-            if message is None:
-                with contextlib.suppress(Exception):
-                    await self.websocket.close(*self.goodbye)
+            if not await self._write_one():
                 return
-            data = message.frame() if isinstance(message, Events) else message
-            try:
-                await self.websocket.send_text(data.decode("utf-8"))  # text frames: JSON
-            except Exception:
-                self.closed = True
-                return
-            if (figures := metrics.FIGURES) is not None:
-                figures.broadcast.observe(time.perf_counter() - since)
+
+    async def _write_one(self) -> bool:
+        """Send the first message queued; False once the connection is over. Its own
+        frame, so that a writer waiting for the next message keeps nothing of the last
+        (its view, frame and text: 5 KB a client, 50 KB a table at rest)."""
+        message = self.queue.popleft()
+        since = self.queued_at.popleft()
+        if message is None:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(*self.goodbye)
+            return False
+        data = message.frame() if isinstance(message, Events) else message
+        try:
+            await self.websocket.send_text(data.decode("utf-8"))  # text frames: JSON
+        except Exception:
+            self.closed = True
+            return False
+        if (figures := metrics.FIGURES) is not None:
+            figures.broadcast.observe(time.perf_counter() - since)
+        return True
 
     async def stop(self) -> None:
         """The connection is over: a goodbye queued by `shut` still leaves (its code says

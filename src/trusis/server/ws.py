@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -121,21 +122,21 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
     if not isinstance(hello, Hello) or hello.protocol != PROTOCOL:
         await websocket.close(4400, f"the first message must be a hello of protocol {PROTOCOL}")
         return
+    last_seq = hello.last_seq
     client = Client(websocket, owner.player.id, owner.player.name,
                     seat_for(room, owner.player.id, owner.seat), hello.lang,
                     family=owner.family)
     client.start()
     logs.seat.set(client.seat)  # every line logged for this connection names its seat
-    welcome = {"type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
-               "you": {"id": owner.player.id, "name": owner.player.name},
-               "table": room.info(owner.player.id)}
-    if returned and client.seat is not None:
-        welcome["returned"] = True
+    del raw, hello  # this frame lives as long as the connection: it keeps nothing it read
     try:
-        async with room.lock:  # never between an action's apply and its commit (host.py):
-            client.send(dumps(welcome))  # once `welcome` is out, the room knows the client
-            room.join(client)  # a snapshot taken there would show what a crash may undo
-            room.catch_up(client, hello.last_seq)
+        # Under the lock, never between an action's apply and its commit (host.py): a
+        # snapshot taken there would show what a crash may undo. Once `welcome` is out,
+        # the room knows the client.
+        async with room.lock:
+            client.send(_welcome(room, client, owner, returned))
+            room.join(client)
+            room.catch_up(client, last_seq)
         if await app.state.identity.recheck(websocket) is None:
             client.shut(SIGNED_OUT, "signed out")  # revoked while it waited for the room
         await _serve(websocket, hub, room, client, app.state.settings.max_frame)
@@ -143,6 +144,18 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
         room.part(client)
         await client.stop()
         log.info("connection closed (%s)", "spectator" if client.seat is None else "seat")
+
+
+def _welcome(room: Room, client: Client, owner: TokenOwner, returned: bool) -> bytes:
+    """The `welcome` frame (docs/protocol.md), built where no frame that lives as long as
+    the connection keeps its seats' dicts."""
+    welcome: dict[str, Any] = {
+        "type": "welcome", "protocol": PROTOCOL, "seat": client.seat,
+        "you": {"id": owner.player.id, "name": owner.player.name},
+        "table": room.info(owner.player.id)}
+    if returned and client.seat is not None:
+        welcome["returned"] = True
+    return dumps(welcome)
 
 
 async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,
