@@ -12,6 +12,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trusis.server.httponly import HttpOnly
+
 
 def _gone(message: Message) -> Receive:
     async def receive() -> Message:
@@ -19,13 +21,13 @@ def _gone(message: Message) -> Receive:
     return receive
 
 
-class BodyLimit:
+class BodyLimit(HttpOnly):
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
         self.limit = limit
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.limit <= 0:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.limit <= 0:
             await self.app(scope, receive, send)
             return
         declared = dict(scope["headers"]).get(b"content-length", b"")

@@ -24,6 +24,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trusis.server.errors import LobbyError
+from trusis.server.httponly import HttpOnly
 
 HOST = re.compile(r"[A-Za-z0-9.-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -56,7 +57,7 @@ def csp(connection: HTTPConnection) -> str:
             "form-action 'self'")
 
 
-class Guard:
+class Guard(HttpOnly):
     """ASGI middleware: refuses cross-site state changes, marks cookies `Secure`."""
 
     def __init__(self, app: ASGIApp, origins: tuple[str, ...] = (),
@@ -65,10 +66,7 @@ class Guard:
         self.origins = origins
         self.secure_cookies = secure_cookies
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         connection = HTTPConnection(scope)
         if scope["method"] in UNSAFE and not same_origin(connection, self.origins):
             refusal = LobbyError(403, "cross_site", "this request comes from another site",
@@ -89,7 +87,7 @@ class Guard:
         await self.app(scope, receive, send_secure)
 
 
-class PageHeaders:
+class PageHeaders(HttpOnly):
     """ASGI middleware: the headers every answer carries unless it set its own — the
     CSP, no sniffing, no framing, the referrer policy, and `no-store` under /api/.
 
@@ -100,11 +98,7 @@ class PageHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", ()))

@@ -15,6 +15,7 @@ test of a global then.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable
 from typing import Literal
 
 from prometheus_client import (
@@ -120,11 +121,13 @@ class MetricsPortOnly:
         self.app = app
         self.port = port
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if self.port is None or scope["type"] not in ("http", "websocket") or \
                 metrics_port_of(scope) != self.port or scope["path"] == "/metrics":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)  # no frame of this layer (httponly.py)
+        return self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 4404, "reason": "metrics only"})
             return
