@@ -3,8 +3,8 @@
 A middleware that awaits the app it wraps stays on the stack as long as the app runs:
 for a WebSocket, the connection's whole life — a suspended frame per layer and per
 connection (memory), resumed with every message the connection waits for. One that has
-nothing to do for a WebSocket hands it the app's own coroutine instead (docs/
-architecture.md, "Capacity").
+nothing to do for a WebSocket hands it the app's own coroutine instead
+(docs/architecture.md, "Capacity").
 """
 
 from __future__ import annotations
