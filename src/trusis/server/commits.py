@@ -193,8 +193,9 @@ class _SqliteThread:
         with self.ready:
             self.closing = True
             self.ready.notify()
-        if self.thread is not None:
-            await asyncio.to_thread(self.thread.join)
+            thread = self.thread
+        if thread is not None:
+            await asyncio.to_thread(thread.join)
         if self.connection is not None:
             self.connection.close()
             self.connection = None
@@ -205,7 +206,8 @@ class _SqliteThread:
             with self.ready:
                 while not self.waiting and not self.closing:
                     self.ready.wait()
-                if not self.waiting:
+                if not self.waiting:  # closing, and all stored: a later `put` starts
+                    self.thread = None  # another thread (an action during shutdown)
                     return
                 batch, self.waiting = self.waiting, []
             began = time.perf_counter()
