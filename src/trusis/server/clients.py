@@ -103,8 +103,7 @@ class Client:
         last = self.queue[-1] if self.queue else None
         if isinstance(last, Events) and not self.closed:
             last.seq = seq
-            last.events = b"%b,%b" % (last.events, events) if last.events and events \
-                else last.events or events
+            last.events = b",".join(part for part in (last.events, events) if part)
             last.view = view
             last.clock = clock
             return

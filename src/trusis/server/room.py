@@ -188,7 +188,7 @@ class Room:
         table = self.host.table if self.host else None
         if table is None:
             return
-        push = Push(orjson.dumps(self.clock())) if push is None else push
+        push = self._push() if push is None else push
         seq, events = table.events_json(client.seat, client.seq, push.events)
         if not events:
             return
@@ -213,9 +213,13 @@ class Room:
                 self.catch_up(client, None)
 
     def push(self) -> None:
-        push = Push(orjson.dumps(self.clock()))
+        push = self._push()
         for client in list(self.clients):
             self.push_to(client, push)
+
+    def _push(self) -> Push:
+        """A delivery starting now (its clock)."""
+        return Push(orjson.dumps(self.clock()))
 
     # -- what the game's host delivers through (host.py `Delivery`) ---------------
 
