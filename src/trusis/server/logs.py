@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from contextvars import Context, ContextVar
+from collections.abc import Awaitable
+from contextvars import Context, ContextVar, Token
 from typing import Any, Literal
 
 from pythonjsonlogger.core import RESERVED_ATTRS
@@ -46,15 +47,19 @@ class LogContext:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        given = dict(scope.get("headers") or ()).get(b"x-request-id", b"").decode("latin-1")
-        rid = given if GIVEN_ID.match(given) else secrets.token_hex(8)
-        found = TABLE_IN_PATH.match(scope.get("path", ""))
-        tokens = (request_id.set(rid), table_id.set(found.group(1) if found else None),
-                  seat.set(None))
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        if scope["type"] == "http":
+            return self._http(scope, receive, send)
+        if scope["type"] == "websocket":
+            # The ASGI server runs each connection in a task of its own, whose context
+            # is a copy: what is set here names that connection's lines and ends with
+            # it. Nothing to undo, so no frame of this layer stays for the connection's
+            # life (httponly.py).
+            _name(scope)
+        return self.app(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        rid, tokens = _name(scope)
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -63,11 +68,21 @@ class LogContext:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id if scope["type"] == "http" else send)
+            await self.app(scope, receive, send_with_id)
         finally:
             request_id.reset(tokens[0])
             table_id.reset(tokens[1])
             seat.reset(tokens[2])
+
+
+def _name(scope: Scope) -> tuple[str, tuple[Token[str | None], Token[str | None],
+                                            Token[int | None]]]:
+    """Set the request id (the proxy's `X-Request-ID` if sane), the table and no seat."""
+    given = dict(scope.get("headers") or ()).get(b"x-request-id", b"").decode("latin-1")
+    rid = given if GIVEN_ID.match(given) else secrets.token_hex(8)
+    found = TABLE_IN_PATH.match(scope.get("path", ""))
+    return rid, (request_id.set(rid), table_id.set(found.group(1) if found else None),
+                 seat.set(None))
 
 
 def game_context(table: str) -> Context:

@@ -66,8 +66,11 @@ async def _turn_away(websocket: WebSocket, code: int, reason: str) -> None:
     await websocket.close(code, reason)
 
 
-@router.websocket("/ws/tables/{table_id}")
-async def play(websocket: WebSocket, table_id: str) -> None:
+async def play(websocket: WebSocket) -> None:
+    """`/ws/tables/{table_id}`: a plain Starlette route, not FastAPI's, whose dependency
+    machinery (two exit stacks and their frames) would stay with every connection for
+    its whole life and is of no use here (docs/architecture.md, "Capacity")."""
+    table_id: str = websocket.path_params["table_id"]
     app = websocket.app
     hub: Hub = app.state.hub
     identity: Identity = app.state.identity
@@ -101,6 +104,9 @@ async def play(websocket: WebSocket, table_id: str) -> None:
         await _session(websocket, hub, room, owner, returned)
     finally:
         counts.socket_closed(table_id, owner.player.id, address)
+
+
+router.add_websocket_route("/ws/tables/{table_id}", play)
 
 
 async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner,
