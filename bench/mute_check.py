@@ -1,9 +1,11 @@
-"""What a chat message pays for the uncached mute check (issue 18, sanctions.py).
+"""What a chat message pays for the uncached mute check (issue 18, mutes.py).
 
 The process that owns a game asks the database whether the sender is muted before it
 applies a `say` (commands.py), so that a mute given on any process counts at once on
-every other. This times that check, `sanctions.muted_until`, for a player with a lifted
-mute and a warning on record, on a fresh SQLite file and (when reachable) on PostgreSQL.
+every other. This times that check for a player with a lifted mute and a warning on
+record, on a fresh SQLite file and (when reachable) on PostgreSQL, two ways side by side:
+the store's `MuteCheck` (what a `say` waits for) and the async engine's read
+(`sanctions.muted_until`, the moderation page's; a `say`'s before 6 December).
 No assertions: it is a measuring tape for docs/deploy.md ("Moderation").
 Usage: python bench/mute_check.py [--checks 2000] [--postgres postgresql://postgres@127.0.0.1/test]
 """
@@ -22,8 +24,8 @@ from trusis.server.config import normalise_database_url
 from trusis.server.store import Store
 
 
-async def measure(url: str, checks: int) -> float:
-    """Microseconds per check, over `checks` checks."""
+async def measure(url: str, checks: int) -> tuple[float, float]:
+    """Microseconds per check, over `checks` checks: the store's, the engine's."""
     store = Store(normalise_database_url(url))
     await store.migrate()
     try:
@@ -33,17 +35,22 @@ async def measure(url: str, checks: int) -> float:
             lifted = await sanctions.give(conn, player.id, "mute", "spam", "mod",
                                           time.time() + 600, None)
             await sanctions.lift(conn, lifted)
-        for _ in range(20):  # warm the pool
+        for _ in range(20):  # warm the pool and the check's connection
             await sanctions.muted_until(store.engine, player.id)
+            await store.mutes.until(player.id)
         start = time.perf_counter()
         for _ in range(checks):
+            assert await store.mutes.until(player.id) is None
+        middle = time.perf_counter()
+        for _ in range(checks):
             assert await sanctions.muted_until(store.engine, player.id) is None
-        return (time.perf_counter() - start) / checks * 1e6
+        end = time.perf_counter()
+        return (middle - start) / checks * 1e6, (end - middle) / checks * 1e6
     finally:
         await store.close()
 
 
-async def postgres(server: str, checks: int) -> float | None:
+async def postgres(server: str, checks: int) -> tuple[float, float] | None:
     import asyncpg
 
     name = f"trusis_bench_{secrets.token_hex(4)}"
@@ -66,10 +73,12 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         micro = asyncio.run(measure(f"sqlite:///{Path(folder) / 'bench.db'}", args.checks))
-    print(f"sqlite:     {micro:6.0f} µs per mute check ({args.checks} checks)")
+    print(f"sqlite:     {micro[0]:6.0f} µs per mute check (the engine's read: {micro[1]:.0f} µs,"
+          f" {micro[1] / micro[0]:.0f}x; {args.checks} checks each)")
     pg = asyncio.run(postgres(args.postgres, args.checks))
     print("postgresql: unreachable" if pg is None
-          else f"postgresql: {pg:6.0f} µs per mute check ({args.checks} checks)")
+          else f"postgresql: {pg[0]:6.0f} µs per mute check (the engine's read: {pg[1]:.0f} µs;"
+               f" {args.checks} checks each)")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import Any
 
 from trusis.rules.actions import REPLACE, SAY, STAFF_DRAW, TIMEOUT, Action
 from trusis.rules.i18n import render, seat_label
-from trusis.server import chatcap, metrics, sanctions
+from trusis.server import chatcap, metrics
 from trusis.server.answers import CommandAnswer
 from trusis.server.protocol import ActionIn
 from trusis.server.room import Room
@@ -82,8 +82,8 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
         reply = refusal(room, client_id, "unknown_action", {"do": given.do}, lang)
     elif (capped := chatcap.refusal(room, seat, given.do)) is not None:  # D21
         reply = refusal(room, client_id, *capped, lang)
-    elif given.do == SAY and (muted := await sanctions.muted_until(
-            room.store.engine, player_id)) is not None:  # a moderator's mute, from the database
+    elif given.do == SAY and (muted := await room.store.mutes.until(
+            player_id)) is not None:  # a moderator's mute, from the database (mutes.py)
         reply = refusal(room, client_id, "muted", {"until": muted or None}, lang)
     elif not host.allowed(player_id, Action(given.do)):
         # `retry_after`: when the same command would be taken (the chat says when).

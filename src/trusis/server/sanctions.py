@@ -2,7 +2,7 @@
 
 Every sanction is a row of `sanctions` (who, when, why, until when) and a line of the
 audit log (audit.py). Nothing is cached: a mute is checked in the database when a chat
-message is applied, on the process that owns the game, and a ban where a player signs
+message is applied (mutes.py), on the process that owns the game, and a ban where a player signs
 in or is found from a token — so a sanction given on one process counts at once on
 every other (docs/deploy.md, "Moderation").
 """
@@ -16,8 +16,9 @@ from sqlalchemy import insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from starlette.requests import HTTPConnection
 
-from trusis.server import schema
+from trusis.server import mutes, schema
 from trusis.server.errors import LobbyError
+from trusis.server.mutes import in_force
 from trusis.server.store import new_id, token_hash
 
 SanctionKind = Literal["warning", "mute", "ban"]
@@ -39,18 +40,13 @@ class Sanction(TypedDict):
     lifted_at: float | None
 
 
-def _in_force(now: float) -> Any:
-    s = schema.sanctions
-    return (s.c.lifted_at.is_(None)) & or_(s.c.until.is_(None), s.c.until > now)
-
-
 async def active(engine: AsyncEngine, player_id: str, kind: SanctionKind) -> Sanction | None:
     """The player's mute or ban in force now (the one that lasts longest), if any."""
     s = schema.sanctions
     now = time.time()
     async with engine.connect() as conn:
         rows = (await conn.execute(select(s).where(
-            s.c.player_id == player_id, s.c.kind == kind, _in_force(now)))).mappings().all()
+            s.c.player_id == player_id, s.c.kind == kind, in_force(now)))).mappings().all()
     if not rows:
         return None
     longest = max(rows, key=lambda r: float("inf") if r["until"] is None else r["until"])
@@ -59,13 +55,9 @@ async def active(engine: AsyncEngine, player_id: str, kind: SanctionKind) -> San
 
 
 async def muted_until(engine: AsyncEngine, player_id: str | None) -> float | None:
-    """When the player's chat mute ends (0.0: never), or None if they may chat."""
-    if player_id is None:
-        return None
-    found = await active(engine, player_id, "mute")
-    if found is None:
-        return None
-    return found["until"] or 0.0
+    """When the player's chat mute ends (0.0: never), or None if they may chat (the
+    moderation page's read; a `say` reads through its store's `MuteCheck`, mutes.py)."""
+    return None if player_id is None else await mutes.muted_until(engine, player_id)
 
 
 async def give(conn: AsyncConnection, player_id: str, kind: SanctionKind, reason: str,
@@ -82,7 +74,7 @@ async def lift(conn: AsyncConnection, sanction_id: str) -> dict[str, Any] | None
     """End a mute or a ban early; the sanction as it was, or None if not in force."""
     s = schema.sanctions
     row = (await conn.execute(select(s).where(
-        s.c.id == sanction_id, s.c.kind != "warning", _in_force(time.time())))).mappings().first()
+        s.c.id == sanction_id, s.c.kind != "warning", in_force(time.time())))).mappings().first()
     if row is None:
         return None
     await conn.execute(update(s).where(s.c.id == sanction_id).values(lifted_at=time.time()))

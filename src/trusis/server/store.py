@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from trusis.server import schema
 from trusis.server.commits import Fence, GroupCommits, LeaseLost, fenced, sqlite_pragmas
+from trusis.server.mutes import MuteCheck
 
 
 def token_hash(token: str) -> str:
@@ -83,6 +84,7 @@ class Store:
         if self.engine.dialect.name == "sqlite":
             sqlite_pragmas(self.engine.sync_engine)
         self.commits = GroupCommits(self.engine, url)
+        self.mutes = MuteCheck(self.engine)  # what every `say` waits for (mutes.py)
         self.append = self.commits.append  # every action goes through the group commits
 
     async def migrate(self) -> None:
@@ -108,6 +110,7 @@ class Store:
 
     async def close(self) -> None:
         await self.commits.close()
+        self.mutes.close()
         await self.engine.dispose()
 
     def queued(self) -> int:

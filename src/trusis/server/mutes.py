@@ -1,0 +1,95 @@
+"""Whether a player may chat: the mute check every `say` waits for (issue 18).
+
+Nothing is cached: a mute given on any process counts at once on every other, so the
+process that owns a game reads the database before it applies a chat message. What
+this module decides is only how it reads:
+
+- Through the async engine the read cost about 0.9 ms of the event loop on SQLite and
+  1.1 ms on PostgreSQL (`python bench/mute_check.py`): a pool checkout, and on SQLite
+  four trips to aiosqlite's thread, each waiting for a turn of a busy loop. At 500
+  paced tables a `say`'s p99 was twice a vote's.
+- On SQLite the same indexed read on a connection of its own, on the loop itself, takes
+  a few tens of microseconds, less than one of those trips. WAL lets it read while the
+  commit thread writes, and it never waits for a lock: with `busy_timeout` 0 a busy file
+  answers at once with an error, and the async engine answers instead.
+
+PostgreSQL (and an in-memory SQLite database, which no second connection can see) keep
+the async engine.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from trusis.server import schema
+
+
+def in_force(now: float) -> ColumnElement[bool]:
+    """A sanction neither lifted nor over at `now`."""
+    s = schema.sanctions
+    return (s.c.lifted_at.is_(None)) & or_(s.c.until.is_(None), s.c.until > now)
+
+
+def _mutes_of(player_id: str, now: float) -> Any:
+    s = schema.sanctions
+    return select(s.c.until).where(s.c.player_id == player_id, s.c.kind == "mute",
+                                   in_force(now))
+
+
+def _end(ends: list[float | None]) -> float | None:
+    """When the longest of these mutes ends: 0.0 for never, None for no mute."""
+    if not ends:
+        return None
+    if any(end is None for end in ends):
+        return 0.0
+    return max(end for end in ends if end is not None)
+
+
+async def muted_until(engine: AsyncEngine, player_id: str) -> float | None:
+    """When the player's chat mute ends (0.0: never), or None: through `engine`."""
+    async with engine.connect() as conn:
+        rows = (await conn.execute(_mutes_of(player_id, time.time()))).all()
+    return _end([row[0] for row in rows])
+
+
+class MuteCheck:
+    """The mute check of one store (see the module's docstring for why two paths)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        database = engine.url.database if engine.dialect.name == "sqlite" else None
+        self.path = database if database and database != ":memory:" \
+            and not database.startswith("file:") else None
+        self._sqlite: sqlite3.Connection | None = None
+        self._sql = ""
+
+    async def until(self, player_id: str | None) -> float | None:
+        """When the player's chat mute ends (0.0: never), or None if they may chat."""
+        if player_id is None:
+            return None
+        if self.path is not None:
+            try:
+                return self._read_here(player_id)
+            except sqlite3.Error:  # busy, or this connection unusable: the engine answers
+                self.close()
+        return await muted_until(self.engine, player_id)
+
+    def _read_here(self, player_id: str) -> float | None:
+        if self._sqlite is None:
+            assert self.path is not None
+            self._sqlite = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+            self._sqlite.execute("PRAGMA busy_timeout=0")
+            self._sql = str(_mutes_of("", 0.0).compile(dialect=sqlite_dialect.dialect()))
+        rows = self._sqlite.execute(self._sql, (player_id, "mute", time.time())).fetchall()
+        return _end([row[0] for row in rows])
+
+    def close(self) -> None:
+        if self._sqlite is not None:
+            self._sqlite.close()
+            self._sqlite = None
