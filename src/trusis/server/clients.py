@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import deque
 from dataclasses import dataclass, field
 
 from starlette.websockets import WebSocket
@@ -48,7 +47,7 @@ class Events:
             self.seq, self.events, self.view, self.clock)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Client:
     websocket: WebSocket
     player_id: str
@@ -56,8 +55,10 @@ class Client:
     seat: int | None
     lang: str = "en"
     seq: int = 0  # the last stream number sent to this client
-    queue: deque[bytes | Events | None] = field(default_factory=deque)
-    queued_at: deque[float] = field(default_factory=deque)
+    queue: list[bytes | Events | None] = field(default_factory=list)
+    """Lists, not deques: a deque costs 770 bytes empty, a list 64, and 5,000 clients'
+    queues hold next to nothing most of the time (a front pop is a short move)."""
+    queued_at: list[float] = field(default_factory=list)
     """When each message of `queue` was queued (a merged one keeps the first's time)."""
     waiter: asyncio.Future[None] | None = None
     """What the writer awaits while the queue is empty: a bare future rather than an
@@ -123,8 +124,8 @@ class Client:
         """Send the first message queued; False once the connection is over. Its own
         frame, so that a writer waiting for the next message keeps nothing of the last
         (its view, frame and text: 5 KB a client, 50 KB a table at rest)."""
-        message = self.queue.popleft()
-        since = self.queued_at.popleft()
+        message = self.queue.pop(0)
+        since = self.queued_at.pop(0)
         if message is None:
             with contextlib.suppress(Exception):
                 await self.websocket.close(*self.goodbye)
