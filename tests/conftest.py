@@ -4,6 +4,7 @@ import os
 
 from clusterproc import two_processes, two_processes_long_lease
 from core_fakes import core_clock, core_store, core_template
+from sqlitestore import sqlite_store
 from test_web_support import module_browser, module_server
 
 # The suite plays hundreds of visitors from one address (127.0.0.1) within minutes: more
@@ -16,4 +17,4 @@ os.environ.setdefault("TRUSIS_LIMIT_OPEN_TABLES_PER_ADDRESS", "100000")
 # `server` and `browser` (module_server, module_browser) are the web test modules' own real
 # server and Chromium; a module that defines its own `server` uses that one.
 __all__ = ["core_clock", "core_store", "core_template", "module_browser", "module_server",
-           "two_processes", "two_processes_long_lease"]
+           "sqlite_store", "two_processes", "two_processes_long_lease"]

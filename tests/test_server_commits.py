@@ -11,25 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from sqlalchemy import select
 
 from trusis.server import schema
 from trusis.server.store import Store
 
 
-@pytest_asyncio.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    store = Store(f"sqlite+aiosqlite:///{tmp_path / 'commits.db'}")
-    await store.migrate()
-    try:
-        yield store
-    finally:
-        await store.close()
+@pytest.fixture
+def store(sqlite_store: Store) -> Store:
+    """A migrated store on a fresh SQLite file (sqlitestore.py)."""
+    return sqlite_store
 
 
 async def new_table(store: Store, table_id: str) -> None:

@@ -13,24 +13,17 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from trusis.server import mutes, sanctions
 from trusis.server.store import Store
 
 
-@pytest_asyncio.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    store = Store(f"sqlite+aiosqlite:///{tmp_path / 'mutes.db'}")
-    await store.migrate()
-    try:
-        yield store
-    finally:
-        await store.close()
+@pytest.fixture
+def store(sqlite_store: Store) -> Store:
+    """A migrated store on a fresh SQLite file (sqlitestore.py)."""
+    return sqlite_store
 
 
 async def both(store: Store, player_id: str) -> float | None:
