@@ -2,8 +2,8 @@
 
 Every sanction is a row of `sanctions` (who, when, why, until when) and a line of the
 audit log (audit.py). Nothing is cached: a mute is checked in the database when a chat
-message is applied (mutes.py), on the process that owns the game, and a ban where a player signs
-in or is found from a token — so a sanction given on one process counts at once on
+message is applied, on the process that owns the game (mutes.py), and a ban where a
+player signs in or is found from a token — so a sanction given on one process counts at once on
 every other (docs/deploy.md, "Moderation").
 """
 
