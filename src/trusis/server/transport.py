@@ -45,6 +45,14 @@ def extensions(compression: Compression) -> list[ServerExtensionFactory]:
             compress_settings={"memLevel": 5})]
     return []
 
+def _uncycle(conn: ServerProtocol) -> None:
+    """Close websockets' frame parser: a generator whose frame refers to its protocol, so
+    the two form a cycle, and a closed connection's protocol (its compressor and buffers,
+    about 60 KiB) would wait for a full collection, which this server makes rare
+    (docs/architecture.md, "The collector"). Closed, the generator lets it go at once."""
+    conn.parser.close()
+
+
 def protocol(compression: Compression) -> type[asyncio.Protocol]:
     """uvicorn's websockets-sansio protocol with this compression (uvicorn's `ws` option)."""
     chosen = extensions(compression)
@@ -54,8 +62,14 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
                      app_state: dict[str, Any],
                      _loop: asyncio.AbstractEventLoop | None = None) -> None:
             super().__init__(config, server_state, app_state, _loop)
+            made = self.conn  # uvicorn's, replaced: freed at once (`_uncycle`)
             self.conn = ServerProtocol(extensions=chosen, max_size=config.ws_max_size,
-                                       logger=self.conn.logger)
+                                       logger=made.logger)
+            _uncycle(made)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            _uncycle(self.conn)  # nothing reads from a lost connection
 
     Protocol.__name__ = Protocol.__qualname__ = f"WebSocketsSansIO_{compression}"
     return Protocol
