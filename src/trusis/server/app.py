@@ -179,7 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(moderation.router)
     app.include_router(stuck_api.router)
     app.include_router(blocks.router)
-    app.include_router(ws.router)
+    app.router.add_websocket_route(ws.PATH, ws.play)  # on the app itself (ws.play says why)
     app.add_exception_handler(LobbyError, lobby.lobby_error)
     app.add_exception_handler(RequestValidationError, bad_request)
     app.add_exception_handler(StarletteHTTPException, http_error)

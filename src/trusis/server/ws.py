@@ -14,7 +14,7 @@ import logging
 import time
 from typing import Any
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import WebSocket, WebSocketDisconnect
 
 from trusis.server import logs
 from trusis.server.address import client_address
@@ -31,7 +31,8 @@ from trusis.server.room import Room
 from trusis.server.store import TokenOwner
 
 log = logging.getLogger("trusis.server")
-router = APIRouter()
+PATH = "/ws/tables/{table_id}"
+"""The endpoint's path: the app adds `play` there as a plain Starlette route (app.py)."""
 
 HELLO_SECONDS = 10.0
 MALFORMED_LIMIT = 20
@@ -67,9 +68,10 @@ async def _turn_away(websocket: WebSocket, code: int, reason: str) -> None:
 
 
 async def play(websocket: WebSocket) -> None:
-    """`/ws/tables/{table_id}`: a plain Starlette route, not FastAPI's, whose dependency
-    machinery (two exit stacks and their frames) would stay with every connection for
-    its whole life and is of no use here (docs/architecture.md, "Capacity")."""
+    """`PATH`, added on the app itself as a plain Starlette route: neither FastAPI's route,
+    whose dependency machinery (two exit stacks and their frames), nor an included router's
+    layers would stay with every connection for its whole life and serve it nothing
+    (docs/architecture.md, "Capacity")."""
     table_id: str = websocket.path_params["table_id"]
     app = websocket.app
     hub: Hub = app.state.hub
@@ -105,8 +107,6 @@ async def play(websocket: WebSocket) -> None:
     finally:
         counts.socket_closed(table_id, owner.player.id, address)
 
-
-router.add_websocket_route("/ws/tables/{table_id}", play)
 
 
 async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner,
