@@ -45,6 +45,7 @@ def extensions(compression: Compression) -> list[ServerExtensionFactory]:
             compress_settings={"memLevel": 5})]
     return []
 
+
 def _uncycle(conn: ServerProtocol) -> None:
     """Close websockets' frame parser: a generator whose frame refers to its protocol, so
     the two form a cycle, and a closed connection's protocol (its compressor and buffers,

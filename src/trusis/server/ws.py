@@ -68,10 +68,10 @@ async def _turn_away(websocket: WebSocket, code: int, reason: str) -> None:
 
 
 async def play(websocket: WebSocket) -> None:
-    """`PATH`, added on the app itself as a plain Starlette route: neither FastAPI's route,
-    whose dependency machinery (two exit stacks and their frames), nor an included router's
-    layers would stay with every connection for its whole life and serve it nothing
-    (docs/architecture.md, "Capacity")."""
+    """`PATH`, added on the app's own router as a plain Starlette route. FastAPI's route
+    (its dependency machinery: two exit stacks and their frames) and an included router's
+    layers would each stay suspended with every connection for its whole life, and serve it
+    nothing (docs/architecture.md, "Capacity")."""
     table_id: str = websocket.path_params["table_id"]
     app = websocket.app
     hub: Hub = app.state.hub
