@@ -30,6 +30,7 @@ export class GameStore {
     this.seat = null;        // my seat, from welcome (null: spectator)
     this.you = null;
     this.table = null;       // lobby-level table
+    this.tableUpdates = 0;   // how many times the connection brought it (welcome, table)
     this.view = null;
     this.clock = { deadline: null, offset: 0 };
     this.log = [];           // {seq, code, params, t, phase}
@@ -99,12 +100,14 @@ export class GameStore {
   welcome(msg) {
     this.seat = Number.isInteger(msg.seat) ? msg.seat : null;
     this.you = msg.you || null;
-    if (msg.table) this.table = msg.table;
+    if (msg.table) { this.table = msg.table; this.tableUpdates += 1; }
     this.emit({ kind: "welcome" });
   }
 
-  setTable(table) {
+  /** The lobby-level table; `fromConnection`: a `table` message (counted, see tableUpdates). */
+  setTable(table, fromConnection = false) {
     this.table = table;
+    if (fromConnection) this.tableUpdates += 1;
     this.emit({ kind: "table" });
   }
 

@@ -120,8 +120,13 @@ export class TableScreen {
 
   async loadTable() {
     const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
+    const before = this.store.tableUpdates;
     try {
-      this.store.setTable(await get(`/api/tables/${encodeURIComponent(this.store.tableId)}${q}`));
+      const table = await get(`/api/tables/${encodeURIComponent(this.store.tableId)}${q}`);
+      // Once the connection brought the table (welcome), it brings every change after it:
+      // an answer that arrives later may have been read earlier — before this page's
+      // connection took its seat back from a bot (D29), say — and must not undo it.
+      if (this.store.tableUpdates === before) this.store.setTable(table);
     } catch (err) {
       if (err.status === 404 || err.status === 403) this.fatal(err.code);
     }
@@ -166,7 +171,7 @@ export class TableScreen {
         break;
       case "table": {
         const was = store.table?.status;
-        store.setTable(m.table);
+        store.setTable(m.table, true);
         // At the start (and for a seat handed over) ask for a fresh snapshot of the game.
         if (was === "open" && m.table.status !== "open") this.conn.reconnectNow();
         break;
