@@ -5,7 +5,7 @@ applies a `say` (commands.py), so that a mute given on any process counts at onc
 every other. This times that check for a player with a lifted mute and a warning on
 record, on a fresh SQLite file and (when reachable) on PostgreSQL, two ways side by side:
 the store's `MuteCheck` (what a `say` waits for) and the async engine's read
-(`sanctions.muted_until`, the moderation page's; a `say`'s before 6 December).
+(`mutes.muted_until`, the moderation page's; a `say`'s before 6 December).
 No assertions: it is a measuring tape for docs/deploy.md ("Moderation").
 Usage: python bench/mute_check.py [--checks 2000] [--postgres postgresql://postgres@127.0.0.1/test]
 """
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trusis.server import sanctions
+from trusis.server import mutes, sanctions
 from trusis.server.config import normalise_database_url
 from trusis.server.store import Store
 
@@ -36,14 +36,14 @@ async def measure(url: str, checks: int) -> tuple[float, float]:
                                           time.time() + 600, None)
             await sanctions.lift(conn, lifted)
         for _ in range(20):  # warm the pool and the check's connection
-            await sanctions.muted_until(store.engine, player.id)
+            await mutes.muted_until(store.engine, player.id)
             await store.mutes.until(player.id)
         start = time.perf_counter()
         for _ in range(checks):
             assert await store.mutes.until(player.id) is None
         middle = time.perf_counter()
         for _ in range(checks):
-            assert await sanctions.muted_until(store.engine, player.id) is None
+            assert await mutes.muted_until(store.engine, player.id) is None
         end = time.perf_counter()
         return (middle - start) / checks * 1e6, (end - middle) / checks * 1e6
     finally:

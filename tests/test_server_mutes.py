@@ -30,7 +30,7 @@ async def both(store: Store, player_id: str) -> float | None:
     """The check's answer, after checking that the engine's is the same."""
     here = await store.mutes.until(player_id)
     assert store.mutes._sqlite is not None  # it read on its own connection
-    assert here == await sanctions.muted_until(store.engine, player_id)
+    assert here == await mutes.muted_until(store.engine, player_id)
     return here
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import aliased
 
-from trusis.server import audit, deps, sanctions, schema, staff
+from trusis.server import audit, deps, mutes, sanctions, schema, staff
 from trusis.server.errors import LobbyError
 from trusis.server.store import Player
 
@@ -169,7 +169,7 @@ async def player_record(player_id: str, request: Request) -> dict[str, Any]:
     return {"player": target, "roles": sorted(await staff.roles_of(engine, player_id)),
             "reports": await _list(request, query),
             "sanctions": await sanctions.of_player(engine, player_id),
-            "muted_until": await sanctions.muted_until(engine, player_id),
+            "muted_until": await mutes.muted_until(engine, player_id),
             "banned": await sanctions.active(engine, player_id, "ban") is not None}
 
 

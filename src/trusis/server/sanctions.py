@@ -16,7 +16,7 @@ from sqlalchemy import insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from starlette.requests import HTTPConnection
 
-from trusis.server import mutes, schema
+from trusis.server import schema
 from trusis.server.errors import LobbyError
 from trusis.server.mutes import in_force
 from trusis.server.store import new_id, token_hash
@@ -52,12 +52,6 @@ async def active(engine: AsyncEngine, player_id: str, kind: SanctionKind) -> San
     longest = max(rows, key=lambda r: float("inf") if r["until"] is None else r["until"])
     found: Sanction = dict(longest)  # type: ignore[assignment]
     return found
-
-
-async def muted_until(engine: AsyncEngine, player_id: str | None) -> float | None:
-    """When the player's chat mute ends (0.0: never), or None if they may chat (the
-    moderation page's read; a `say` reads through its store's `MuteCheck`, mutes.py)."""
-    return None if player_id is None else await mutes.muted_until(engine, player_id)
 
 
 async def give(conn: AsyncConnection, player_id: str, kind: SanctionKind, reason: str,
