@@ -189,6 +189,8 @@ def main() -> None:
                       f"{percentile(r['acks'], 99) * 1e3:.1f} ms; the event loop's thread "
                       f"{SPLIT[0] / max(1, r['acked']) * 1e3:.3f} ms per action, the others "
                       f"{SPLIT[1] / max(1, r['acked']) * 1e3:.3f}", flush=True)
+                if r["errors"]:
+                    print(f"  the first client error: {r['error']}", flush=True)
     print("\nthis / against (< 1: this tree is cheaper):")
     for index, label in ((0, "CPU per action"), (1, "CPU per frame out")):
         ratios = [a[index] / b[index] for a, b in zip(results["this"], results["against"],

@@ -5,14 +5,16 @@ Usage: python bench/sendpath.py --against DIR [--pushes N] [--repeats K] [--roun
 
 bench/delivery.py measures the whole server on a shared machine, where a few percent
 drown in noise. This isolates the delivery path's own code and times it with the
-process's CPU clock: 10 clients (clients.py, each with its writer task) on one event
-loop, every one of them sent an `events` message per push — a real view of a 10-player
-game (`view_json`) and two events — as `Room.push_to` does, then the loop runs until
-every writer has written. Each client's websocket is starlette's `WebSocket` over an
-ASGI `send` that does what the transport does with a text frame (websockets'
-permessage-deflate with the server's settings, transport.py, and the frame's
-serialisation) and drops the bytes: the socket's write is all that is left out.
-`--no-deflate`: the ASGI send drops the message at once (the server's own code only).
+process's CPU clock: 10 clients (clients.py) on one event loop, every one of them sent
+an `events` message per push — a real view of a 10-player game (`view_json`) and two
+events — as `Room.push_to` does, then the loop runs until every frame is written. Each
+client's websocket is starlette's `WebSocket` over an ASGI `send` that does what the
+transport does with a text frame (websockets' permessage-deflate with the server's
+settings, transport.py, and the frame's serialisation) and drops the bytes: the socket's
+write is all that is left out. A tree whose `Client` takes `direct` (since 2026-12-06)
+gets, as under uvicorn, a `transport.DirectFrames` over a stand-in of the protocol that
+frames and deflates alike: its frames are written at once, not by a writer task through
+ASGI. `--no-deflate`: either path drops the message at once (the server's own code only).
 
 Each tree runs in its own process (PYTHONPATH: its src, or delivery.py's overlay over
 the compiled engine), rounds alternating; printed: microseconds of CPU per frame for
@@ -56,7 +58,7 @@ def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[f
     from trusis.rules import engine as rules_engine
     from trusis.rules.views import view_json
     from trusis.server.clients import Client
-    from trusis.server.transport import extensions
+    from trusis.server.transport import DirectFrames, extensions
 
     # The views of a real game (random legal play, bench/engine.py): after every event
     # of it, each seat's view, as the server sends them (deflate depends on the content).
@@ -87,6 +89,34 @@ def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[f
     async def receive() -> Any:
         return {"type": "websocket.connect"}
 
+    class StandIn:
+        """What `transport.DirectFrames` writes through: uvicorn's protocol, open and
+        writable, whose websockets connection frames (and deflates) a text frame as the
+        ASGI send above does, and whose transport drops the bytes."""
+
+        close_sent = disconnected = False
+
+        def __init__(self, extension: Any) -> None:
+            self.writable = asyncio.Event()
+            self.writable.set()
+            self.conn = self
+            self.transport = self
+            self.extension = extension
+            self.out: list[bytes] = []
+
+        def send_text(self, data: bytes) -> None:
+            if self.extension is not None:
+                self.out.append(Frame(Opcode.TEXT, data).serialize(
+                    mask=False, extensions=[self.extension]))
+
+        def data_to_send(self) -> list[bytes]:
+            out, self.out = self.out, []
+            return out
+
+        def write(self, data: bytes) -> None:
+            written[0] += 1
+            written[1] += len(data)
+
     def make_clients(client_class: Any) -> list[Any]:
         clients = []
         for seat in range(1, CLIENTS + 1):
@@ -98,7 +128,10 @@ def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[f
                                receive, asgi_send(extension))
             socket.application_state = socket.client_state = WebSocketState.CONNECTED
             client = client_class(socket, f"p{seat}", f"P{seat}", seat)
-            client.start()
+            if hasattr(client, "direct"):  # a tree that writes frames at once when it can
+                client.direct = DirectFrames(StandIn(extension))  # type: ignore[arg-type]
+            if hasattr(client, "start"):  # a tree whose writer starts with the client
+                client.start()
             clients.append(client)
         return clients
 

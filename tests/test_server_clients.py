@@ -41,7 +41,6 @@ def test_events_waiting_side_by_side_become_one_message_with_every_event_and_the
     async def run() -> list[dict[str, Any]]:
         socket = SlowSocket()
         client = Client(socket, "p", "Ann", 1)  # type: ignore[arg-type]
-        client.start()
         client.send_events(1, events(1), orjson.dumps({"seq": 1}), clock(1.0))
         await asyncio.sleep(0)  # the writer takes the first one and waits on the network
         client.send_events(2, events(2), orjson.dumps({"seq": 2}), clock(2.0))
@@ -64,3 +63,78 @@ def test_events_waiting_side_by_side_become_one_message_with_every_event_and_the
     # Never merged across another message: the answer stays after the events it follows.
     assert ack["id"] == "c1"
     assert [e["seq"] for e in last["events"]] == [5] and last["view"] == {"seq": 5}
+
+
+class Wire:
+    """Stands for `transport.DirectFrames`: takes frames at once while `open`."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.written: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> bool:
+        if self.open:
+            self.written.append(orjson.loads(data))
+        return self.open
+
+
+def direct_client(socket: SlowSocket, wire: Wire) -> Client:
+    return Client(socket, "p", "Ann", 1, direct=wire)  # type: ignore[arg-type]
+
+
+def test_a_frame_with_nothing_queued_is_written_at_once_and_needs_no_writer_task() -> None:
+    async def run() -> Client:
+        wire = Wire()
+        client = direct_client(SlowSocket(), wire)
+        client.send_events(1, events(1), orjson.dumps({"seq": 1}), clock(1.0))
+        client.send(b'{"type": "ack", "id": "c1", "seq": 1}')
+        assert [m["type"] for m in wire.written] == ["events", "ack"]  # before any await
+        await client.stop()
+        return client
+
+    client = asyncio.run(run())
+    assert client.writer is None and not client.queue
+
+
+def test_a_client_the_network_holds_back_queues_in_order_and_goes_direct_once_caught_up(
+        ) -> None:
+    async def run() -> tuple[SlowSocket, Wire]:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        client.send_events(1, events(1), orjson.dumps({"seq": 1}), clock(1.0))
+        wire.open = False  # its transport's buffer is full
+        client.send_events(2, events(2), orjson.dumps({"seq": 2}), clock(2.0))
+        await asyncio.sleep(0)  # the writer took it and waits for the network
+        wire.open = True  # the buffer drained, but 2 is still on its way: 3 must not pass it
+        client.send_events(3, events(3), orjson.dumps({"seq": 3}), clock(3.0))
+        client.send_events(4, events(4), orjson.dumps({"seq": 4}), clock(4.0))
+        assert [m["seq"] for m in wire.written] == [1]
+        socket.gate.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        client.send_events(5, events(5), orjson.dumps({"seq": 5}), clock(5.0))
+        await client.stop()
+        return socket, wire
+
+    socket, wire = asyncio.run(run())
+    # 2 went through the queue; 3 and 4 queued behind it (and became one message).
+    assert [m["seq"] for m in socket.sent] == [2, 4]
+    assert [e["seq"] for e in socket.sent[1]["events"]] == [3, 4]
+    # Caught up: direct again.
+    assert [m["seq"] for m in wire.written] == [1, 5]
+
+
+def test_a_goodbye_leaves_after_what_was_written_directly() -> None:
+    async def run() -> tuple[SlowSocket, Wire, Client]:
+        socket, wire = SlowSocket(), Wire()
+        socket.gate.set()
+        client = direct_client(socket, wire)
+        client.send(b'{"type": "pong", "now": 1}')
+        client.shut(4001, "signed out")
+        client.send(b'{"type": "pong", "now": 2}')  # after the goodbye: never sent
+        await client.stop()
+        return socket, wire, client
+
+    socket, wire, client = asyncio.run(run())
+    assert [m["now"] for m in wire.written] == [1] and socket.sent == []
+    assert client.closed and client.writer is not None and client.writer.done()

@@ -1,7 +1,9 @@
 """One connected client: who it is, which seat's stream it reads, and its send queue.
 
-Sends never wait on the network inside a room: each client has its own queue
-and writer task, so one slow phone cannot hold up a table. A client that falls
+Sends never wait on the network inside a room. A frame is written at once when
+the connection can take it (`DirectFrames`: its transport's buffer is not full);
+otherwise it queues, and a writer task of the client's own sends it when the
+network lets it, so one slow phone cannot hold up a table. A client that falls
 too far behind is closed, and catches up by stream number when it reconnects.
 
 A client that is behind does not get views that are already out of date: two
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket
 
 from trusis.server import metrics
+from trusis.server.transport import DirectFrames
 
 QUEUE_LIMIT = 500
 """Messages waiting for one client before it is dropped as too slow."""
@@ -64,16 +67,29 @@ class Client:
     """What the writer awaits while the queue is empty: a bare future rather than an
     `asyncio.Event`, whose wait and set cost more per frame (bench/sendpath.py)."""
     writer: asyncio.Task[None] | None = None
+    """Started by the first message that has to queue: a client the network never holds
+    back has no task (with `direct`, most have none)."""
+    sending: bool = False
+    """The writer has taken a message off the queue and waits for the network to take it:
+    nothing may go direct meanwhile, or it would overtake that message."""
     closed: bool = False
     family: str = ""  # the sign-in whose token opened it: closed when that ends
     goodbye: tuple[int, str] = (1013, "too slow: reconnect to catch up")
-
-    def start(self) -> None:
-        self.writer = asyncio.create_task(self._write(), name=f"client {self.player_id}")
+    direct: DirectFrames | None = None
+    """This server's own transport (transport.py): a frame with nothing queued before it
+    is written at once, without the writer task and ASGI's chain of coroutines. The
+    queue is for a client the network holds back (its transport's buffer is full) and
+    for a goodbye; without `direct` (a test client, another server) every frame queues."""
 
     def send(self, message: bytes | Events) -> None:
         if self.closed:
             return
+        if not self.queue and not self.sending and self.direct is not None:
+            data = message.frame() if isinstance(message, Events) else message
+            if self.direct.write(data):
+                if (figures := metrics.FIGURES) is not None:
+                    figures.broadcast.observe(0.0)
+                return
         if len(self.queue) >= QUEUE_LIMIT:
             self.closed = True
             self._enqueue(None)
@@ -92,6 +108,8 @@ class Client:
         """The one way into the queue: `queued_at` stays beside it, item for item."""
         self.queue.append(message)
         self.queued_at.append(time.perf_counter())
+        if self.writer is None:
+            self.writer = asyncio.create_task(self._write(), name=f"client {self.player_id}")
         waiter = self.waiter
         if waiter is not None:
             self.waiter = None
@@ -131,11 +149,14 @@ class Client:
                 await self.websocket.close(*self.goodbye)
             return False
         data = message.frame() if isinstance(message, Events) else message
+        self.sending = True
         try:
             await self.websocket.send_text(data.decode("utf-8"))  # text frames: JSON
         except Exception:
             self.closed = True
             return False
+        finally:
+            self.sending = False
         if (figures := metrics.FIGURES) is not None:
             figures.broadcast.observe(time.perf_counter() - since)
         return True

@@ -21,8 +21,10 @@ from typing import Any, Literal, get_args
 from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
+from websockets.exceptions import InvalidState
 from websockets.extensions.base import ServerExtensionFactory
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
 Compression = Literal["deflate", "off", "wide"]
@@ -46,6 +48,54 @@ def extensions(compression: Compression) -> list[ServerExtensionFactory]:
     return []
 
 
+DIRECT = "trusis.direct_frames"
+"""The ASGI scope extension by which this server's own protocol offers `DirectFrames`
+(as ASGI's extensions are, a dict: {"frames": DirectFrames})."""
+
+
+class DirectFrames:
+    """Writes a text frame at once, from the caller's own call: the game's frames out.
+
+    Through ASGI a frame is a coroutine chain per frame (Starlette's `send_text` and its
+    exception wrapper, uvicorn's `send` waiting on `writable`, the text decoded and encoded
+    again) run by a writer task woken for it; at an action's ten frames that chain and the
+    task switches were a tenth of the server's CPU (docs/architecture.md, "Frames written
+    at once"). This does what uvicorn's `send` does for a text frame — websockets frames
+    and deflates it, the transport takes the bytes — whenever that would not have waited:
+    the connection is open and its transport's buffer is under the high-water mark. When it
+    is not, `write` says so and the caller queues the frame for the ASGI path, which waits
+    or fails as it always did (clients.py)."""
+
+    __slots__ = ("_protocol",)
+
+    def __init__(self, protocol: WebSocketsSansIOProtocol) -> None:
+        self._protocol: WebSocketsSansIOProtocol | None = protocol
+
+    def write(self, data: bytes) -> bool:
+        """Send `data` (UTF-8 JSON) as one text frame now; False if it cannot go now."""
+        protocol = self._protocol
+        if (protocol is None or protocol.close_sent or protocol.disconnected
+                or not protocol.writable.is_set()):
+            return False
+        try:
+            protocol.conn.send_text(data)
+        except InvalidState:  # the client's close came first: the ASGI path says so
+            return False
+        protocol.transport.write(b"".join(protocol.conn.data_to_send()))
+        return True
+
+    def release(self) -> None:
+        """The connection is lost: nothing more to write, and no cycle back to it."""
+        self._protocol = None
+
+
+def direct_frames(scope: Any) -> DirectFrames | None:
+    """The connection's `DirectFrames`, if this server's protocol serves it (uvicorn with
+    `protocol()` below; not a test client or another server)."""
+    found = ((scope.get("extensions") or {}).get(DIRECT) or {}).get("frames")
+    return found if isinstance(found, DirectFrames) else None
+
+
 def _uncycle(conn: ServerProtocol) -> None:
     """Close websockets' frame parser: a generator whose frame refers to its protocol, so
     the two form a cycle, and a closed connection's protocol (its compressor and buffers,
@@ -67,10 +117,19 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
             self.conn = ServerProtocol(extensions=chosen, max_size=config.ws_max_size,
                                        logger=made.logger)
             _uncycle(made)
+            self.direct: DirectFrames | None = None
+
+        def handle_connect(self, event: Request) -> None:
+            super().handle_connect(event)
+            if self.response.status_code == 101:  # the app runs: it may write directly
+                self.direct = DirectFrames(self)
+                self.scope["extensions"][DIRECT] = {"frames": self.direct}
 
         def connection_lost(self, exc: Exception | None) -> None:
             super().connection_lost(exc)
             _uncycle(self.conn)  # nothing reads from a lost connection
+            if self.direct is not None:
+                self.direct.release()  # the scope outlives us in the app's frames: no cycle
 
     Protocol.__name__ = Protocol.__qualname__ = f"WebSocketsSansIO_{compression}"
     return Protocol

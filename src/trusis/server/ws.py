@@ -29,6 +29,7 @@ from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, 
 from trusis.server.quota import quota
 from trusis.server.room import Room
 from trusis.server.store import TokenOwner
+from trusis.server.transport import direct_frames
 
 log = logging.getLogger("trusis.server")
 PATH = "/ws/tables/{table_id}"
@@ -131,8 +132,7 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
     last_seq = hello.last_seq
     client = Client(websocket, owner.player.id, owner.player.name,
                     seat_for(room, owner.player.id, owner.seat), hello.lang,
-                    family=owner.family)
-    client.start()
+                    family=owner.family, direct=direct_frames(websocket.scope))
     logs.seat.set(client.seat)  # every line logged for this connection names its seat
     del raw, hello  # this frame lives as long as the connection: it keeps nothing it read
     try:
