@@ -75,7 +75,7 @@ class DirectFrames:
         """Send `data` (UTF-8 JSON) as one text frame now; False if it cannot go now."""
         protocol = self._protocol
         if (protocol is None or protocol.close_sent or protocol.disconnected
-                or not protocol.writable.is_set()):
+                or not protocol.writable.is_set() or protocol.transport.is_closing()):
             return False
         try:
             protocol.conn.send_text(data)
