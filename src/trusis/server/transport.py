@@ -74,8 +74,9 @@ class DirectFrames:
     def write(self, data: bytes) -> bool:
         """Send `data` (UTF-8 JSON) as one text frame now; False if it cannot go now."""
         protocol = self._protocol
-        if (protocol is None or protocol.close_sent or protocol.disconnected
-                or not protocol.writable.is_set() or protocol.transport.is_closing()):
+        if (protocol is None or not protocol.handshake_complete or protocol.close_sent
+                or protocol.disconnected or not protocol.writable.is_set()
+                or protocol.transport.is_closing()):
             return False
         try:
             protocol.conn.send_text(data)
