@@ -213,6 +213,46 @@ def test_a_public_table_has_a_link_to_copy(server, browser) -> None:
         context.close()
 
 
+SLOW_FIRST_BOTS = """(() => {
+  // The first GET /api/bots answers 1.5 s late (a busy server); window.botsLate says when.
+  const fetched = window.fetch.bind(window);
+  let first = true;
+  window.botsLate = false;
+  window.fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input.url;
+    if (!url.includes("/api/bots") || !first) return fetched(input, init);
+    first = false;
+    return new Promise((resolve) => setTimeout(resolve, 1500)).then(() => fetched(input, init))
+      .then((answer) => { setTimeout(() => { window.botsLate = true; }, 100); return answer; });
+  };
+})();"""
+
+
+def test_the_waiting_room_shows_who_sat_last_when_an_earlier_draw_waited(server, browser
+                                                                        ) -> None:
+    """A waiting room drawn while its first question to the server (the bot kinds) was
+    slow put back the seats of the moment it began: Cid, seated meanwhile, vanished from the
+    page for good (seen in CI). Every draw shows the table as it is when it draws."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Ann")
+        table_id = create_table(page, 5)
+        page.add_init_script(SLOW_FIRST_BOTS)
+        page.goto(f"{server.url}/t/{table_id}")
+        page.wait_for_function("() => document.querySelector('.waiting h1') !== null"
+                               " || window.botsLate")
+        cid = Guest(server.url, "Cid")
+        assert cid.sit(table_id) == 1
+        page.locator(".wait-seat.is-taken", has_text="Cid").wait_for()
+        page.wait_for_function("() => window.botsLate")
+        assert page.locator(".wait-seat.is-taken", has_text="Cid").count() == 1
+        assert watched.problems() == []
+    finally:
+        context.close()
+
+
 def test_a_selected_seat_says_what_will_happen_and_the_chat_says_when_to_send_again(
         server, browser) -> None:
     """Selecting a seat names the button that would act on it; a chat line refused by the

@@ -11,13 +11,14 @@ import { keptBadge, keptCount, takeBotButton, waitingRematch, waitingSeries } fr
 
 let botKinds = null;
 
-async function kinds() {
+/** The bot kinds (GET /api/bots), asked once: every draw waiting for them waits for the
+ * same answer, so none can finish before one that began earlier. */
+function kinds() {
   if (!botKinds) {
-    try {
-      const data = await get("/api/bots");
+    botKinds = get("/api/bots").then((data) => {
       const list = Array.isArray(data) ? data : data.kinds || [];
-      botKinds = { kinds: list.map((k) => (typeof k === "string" ? k : k.kind || k.name)), default: data.default || list[0] };
-    } catch { botKinds = { kinds: ["heuristic", "random"], default: "heuristic" }; }
+      return { kinds: list.map((k) => (typeof k === "string" ? k : k.kind || k.name)), default: data.default || list[0] };
+    }, () => ({ kinds: ["heuristic", "random"], default: "heuristic" }));
   }
   return botKinds;
 }
@@ -90,9 +91,11 @@ export class WaitingRoom {
   }
 
   async render() {
-    const table = this.store.table;
-    if (!table) { fill(this.el, h("p", { class: "hint" }, t("wait.loading"))); return; }
+    if (!this.store.table) { fill(this.el, h("p", { class: "hint" }, t("wait.loading"))); return; }
     const { kinds: list, default: def } = await kinds();
+    // The table as it is now, read after the wait: a draw that waited must not put back
+    // the seats of the moment it was asked for (another player sat down meanwhile).
+    const table = this.store.table;
     if (!this.kind) this.kind = def;
     if (this.pressed) return;  // drawn on release (see the constructor)
     // Drawn again only when the table changes: an open list or a focused button stays.
