@@ -1,0 +1,85 @@
+"""One connection's burst of frames does not hold up the others (ws.py, transport.py).
+
+Found on loopback: one client wrote 60,000 pings (1.2 MB) at once. One read of its socket
+brought 256 KiB of them, uvicorn parsed and queued all 12,000 at once, and the server
+answered them back to back: every other connection of the server waited 0.3-0.5 s for each
+such read. Now a connection's input is parsed 16 KiB a turn of the event loop, and its
+frames answered one a turn, so another client's ping is answered among the burst's.
+
+The test counts rather than times: each `pong` carries the server's clock (`now`), the same
+machine's as the client's, so the burst's pongs answered while the other client's ping
+waited are those stamped between its sending and its own pong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from websockets.sync.client import ClientConnection, connect
+
+from serverproc import Guest, ServerProcess, hello, running_server
+
+BURST = 60_000
+WAITED_AT_MOST = 2_000
+"""The burst's pongs that may come while another ping waits: a 16 KiB piece holds 780 pings
+(and one read of 256 KiB held 12,000)."""
+
+
+def masked_ping() -> bytes:
+    """`{"type": "ping"}` as one masked text frame, as a client must send it (RFC 6455)."""
+    payload = b'{"type":"ping"}'
+    mask = os.urandom(4)
+    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(
+        byte ^ mask[i % 4] for i, byte in enumerate(payload))
+
+
+def open_conn(server: ServerProcess, table_id: str, token: str) -> ClientConnection:
+    ws = connect(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}",
+                 additional_headers={"Authorization": f"Bearer {token}"},
+                 compression=None, max_queue=None)
+    ws.send(hello())
+    return ws
+
+
+def pongs(ws: ClientConnection, stamps: list[float], until: int) -> None:
+    """Read until `until` pongs have come, keeping the server's time of each."""
+    while len(stamps) < until:
+        message: dict[str, Any] = json.loads(ws.recv(timeout=60))
+        if message["type"] == "pong":
+            stamps.append(message["now"])
+
+
+def test_a_burst_of_pings_from_one_connection_does_not_hold_up_another(tmp_path: Path
+                                                                       ) -> None:
+    with running_server("sqlite", tmp_path) as server:
+        ann, bob = Guest(server.url, "Ann"), Guest(server.url, "Bob")
+        table_id = ann.create(seats=5)["id"]
+        with open_conn(server, table_id, bob.token) as other, \
+                open_conn(server, table_id, ann.token) as burst:
+            burst_stamps: list[float] = []
+            reader = threading.Thread(target=pongs, args=(burst, burst_stamps, BURST),
+                                      daemon=True)
+            reader.start()
+            burst.socket.sendall(masked_ping() * BURST)
+            waits: list[tuple[float, float]] = []  # (sent, answered) of the other's pings
+            while reader.is_alive() and len(waits) < 200:
+                sent = time.time()
+                other.send(json.dumps({"type": "ping"}))
+                mine: list[float] = []
+                pongs(other, mine, 1)
+                waits.append((sent, mine[0]))
+            reader.join(120)
+            assert len(burst_stamps) == BURST  # every ping of the burst was answered
+            during = [(sent, answered) for sent, answered in waits
+                      if burst_stamps[0] < sent and answered < burst_stamps[-1]]
+            assert len(during) >= 3, "the burst was over before the other client's pings"
+            most = max(sum(1 for stamp in burst_stamps if sent <= stamp <= answered)
+                       for sent, answered in during)
+            print(f"fairness: {len(during)} pings during the burst; at most {most} of its "
+                  f"{BURST} answers while one waited")
+            assert most <= WAITED_AT_MOST, f"{most} of the burst's answers went first"
