@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import threading
 import time
 from pathlib import Path
@@ -25,9 +26,10 @@ from websockets.sync.client import ClientConnection, connect
 from serverproc import Guest, ServerProcess, hello, running_server
 
 BURST = 60_000
-WAITED_AT_MOST = 2_000
-"""The burst's pongs that may come while another ping waits: a 16 KiB piece holds 780 pings
-(and one read of 256 KiB held 12,000)."""
+WENT_FIRST = 500
+"""The burst's pongs that may come while another ping waits (the median of the other's pings:
+the client's own threads may delay one send): one read of 256 KiB held 12,000 pings, a
+16 KiB piece holds 780, and one frame a turn lets the other's through within a few."""
 
 
 def masked_ping() -> bytes:
@@ -78,8 +80,9 @@ def test_a_burst_of_pings_from_one_connection_does_not_hold_up_another(tmp_path:
             during = [(sent, answered) for sent, answered in waits
                       if burst_stamps[0] < sent and answered < burst_stamps[-1]]
             assert len(during) >= 3, "the burst was over before the other client's pings"
-            most = max(sum(1 for stamp in burst_stamps if sent <= stamp <= answered)
-                       for sent, answered in during)
-            print(f"fairness: {len(during)} pings during the burst; at most {most} of its "
-                  f"{BURST} answers while one waited")
-            assert most <= WAITED_AT_MOST, f"{most} of the burst's answers went first"
+            went_first = sorted(sum(1 for stamp in burst_stamps if sent <= stamp <= answered)
+                                for sent, answered in during)
+            middle = statistics.median(went_first)
+            print(f"fairness: {len(during)} pings during the burst; {middle:g} of its "
+                  f"{BURST} answers went first (median), {went_first[-1]} at most")
+            assert middle <= WENT_FIRST, f"{middle:g} of the burst's answers went first"

@@ -137,6 +137,9 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
                 self.scope["extensions"][DIRECT] = {"frames": self.direct}
 
         def data_received(self, data: bytes) -> None:
+            if not self.unread and len(data) <= PIECE:  # the usual read: a command or two
+                super().data_received(data)
+                return
             self.unread += data
             self._feed()
 
