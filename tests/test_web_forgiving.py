@@ -253,6 +253,35 @@ def test_the_waiting_room_shows_who_sat_last_when_an_earlier_draw_waited(server,
         context.close()
 
 
+def test_a_visitor_without_a_name_at_a_started_game_is_told_how_to_watch_it(server, browser
+                                                                          ) -> None:
+    """Found by a new user: a started game's link, opened without a name, said "Loading the
+    game…" for ever (the connection needs a name). The page says what to do, and the name
+    chosen there shows the game."""
+    ann = Guest(server.url, "Ann")
+    table_id = ann.create(seats=5)["id"]
+    ann.sit(table_id)
+    ann.bots(table_id, 4)
+    ann.start(table_id)
+    context = browser.new_context(viewport=PHONE, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        page.goto(f"{server.url}/t/{table_id}")
+        page.locator(".hint", has_text="Choose a name above to watch this game").wait_for()
+        assert page.locator("text=Loading the game").count() == 0
+        shot(page, "forgiving-nameless-visitor-phone")
+        page.locator("form.name-form input").fill("Zoe")
+        page.locator("form.name-form button[type=submit]").click()
+        page.locator(".seat").first.wait_for()
+        assert page.locator("form.name-form").count() == 0
+        assert page.locator(".hint", has_text="Choose a name above").count() == 0
+        assert watched.problems() == []
+    finally:
+        context.close()
+        ann.close()
+
+
 def test_a_selected_seat_says_what_will_happen_and_the_chat_says_when_to_send_again(
         server, browser) -> None:
     """Selecting a seat names the button that would act on it; a chat line refused by the

@@ -147,6 +147,12 @@ def test_the_host_proposes_a_rematch_and_a_friend_joins_with_one_click(
         assert ann_score.inner_text() == bob_score
         assert "Game 1:" in ann.page.locator(".series-games").inner_text()
         shot(ann.page, "rematch-1280-waiting", full_page=True)
+        # The series speaks the page's language as soon as it changes (it stayed English).
+        ann.page.locator("#lang-select").select_option("fr")
+        ann.page.locator(".series-games", has_text="Partie 1 :").wait_for()
+        assert "Cette série" in ann.page.locator(".series h2").inner_text()
+        ann.page.locator("#lang-select").select_option("en")
+        ann.page.locator(".series-games", has_text="Game 1:").wait_for()
         start(ann.page)
         bob.page.locator(".role-chip:not([hidden])").wait_for()
         assert "Day 1" in phase_of(ann.page)

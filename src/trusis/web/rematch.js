@@ -29,7 +29,12 @@ export class SeriesBox {
     get(path(this.tableId, "/series", this.invite)).then((d) => { this.data = d; this.render(); }).catch(() => {});
   }
 
+  /** Drawn again when its data or the page's language changed (called at every draw of
+   * the screen that holds it). */
   render() {
+    const key = JSON.stringify([lang(), this.data]);
+    if (key === this.key) return;
+    this.key = key;
     const d = this.data;
     const games = d?.games || [];
     this.el.hidden = games.length < 2;
@@ -124,6 +129,7 @@ export class RematchBox {
       this.series.refresh(true);
       get(path(next, "", this.inviteCode)).then((d) => { this.newTable = d; this.draw(); }).catch(() => {});
     } else this.series.refresh();
+    this.series.render();
     this.draw();
   }
 
@@ -188,7 +194,11 @@ function boxOf(room) {
 export function waitingRematch(room) { return boxOf(room).render(); }
 
 /** The waiting room's series (waiting.js draws it under the seats; hidden for a first game). */
-export function waitingSeries(room) { return boxOf(room).series.el; }
+export function waitingSeries(room) {
+  const { series } = boxOf(room);
+  series.render();
+  return series.el;
+}
 
 /** How many seats wait for a player of the last game (not taken yet: the start waits). */
 export function keptCount(seats) { return seats.filter((s) => s.kind === "reserved").length; }

@@ -134,6 +134,7 @@ export class TableScreen {
 
   onMe() {
     fill(this.notice, this.away);
+    this.render();
     this.conn.stop();
     this.loadTable();
     this.play();
@@ -362,10 +363,11 @@ export class TableScreen {
     if (!view) {
       // Before the start: the waiting room. A started game waits for its snapshot.
       const waiting = !store.table || store.table.status === "open";
-      const mode = waiting ? "open" : "loading";
+      // A visitor without a name cannot connect: the name form above is what lets them watch.
+      const mode = waiting ? "open" : this.app.me ? "loading" : "nameless";
       // Start pressed: the waiting room goes away; focus follows to the game once it shows.
       if (this.lastStatus === "open" && mode !== "open" && this.waiting.el.contains(document.activeElement)) this.focusGame = true;
-      if (this.lastStatus !== mode) fill(this.centre, waiting ? this.waiting.el : h("p", { class: "hint" }, t("wait.loading_game")));
+      if (this.lastStatus !== mode) fill(this.centre, waiting ? this.waiting.el : h("p", { class: "hint" }, t(mode === "loading" ? "wait.loading_game" : "wait.name_to_watch")));
       this.lastStatus = mode;
       if (waiting) this.waiting.render();
       this.actions.render();
