@@ -15,6 +15,8 @@ import threading
 import time
 from typing import Any
 
+from playwright.sync_api import Page
+
 from serverproc import Guest, Player
 from test_web_support import (
     DESKTOP,
@@ -73,6 +75,14 @@ def sent_actions(watched: Watched) -> list[str]:
     return out
 
 
+def countdown(page: Page) -> tuple[int, bool]:
+    """The status bar's seconds left and whether they are shown as urgent, read together."""
+    text, urgent = page.evaluate("""() => { const c = document.querySelector('.countdown');
+        return [c.textContent, c.classList.contains('is-urgent')]; }""")
+    minutes, seconds = text.split(":")
+    return int(minutes) * 60 + int(seconds), bool(urgent)
+
+
 def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> None:
     """D22, R12: "Pass for this phase?" left open on Day 1 and "Sweep …?" left open on
     Night 1 close with a note when the timer ends the phase; nothing is sent, and the table
@@ -110,6 +120,9 @@ def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> N
             assert "the phase ended" in note.inner_text()
             shot(page, "forgiving-pass-closed-desktop")
             assert "pass" not in sent_actions(watched)
+            # A 15-second night is not shown as urgent from its first second (it was).
+            left, urgent = countdown(page)
+            assert left > 5 and not urgent, (left, urgent)
             # Nothing is left trapped: a seat answers a click at once.
             target = page.locator(".seat:not(.is-me):not(.is-dead)").first
             target.click(timeout=2000)
@@ -120,6 +133,9 @@ def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> N
             sweep.click(timeout=5000)
             assert "Sweep" in dialog.inner_text()
             shot(page, "forgiving-sweep-open-phone")
+            page.locator(".countdown.is-urgent").wait_for(timeout=20000)  # its last third
+            left, urgent = countdown(page)
+            assert urgent and left <= 5, (left, urgent)
             page.locator(".statusbar .phase", has_text="Day 2").wait_for(timeout=30000)
             dialog.wait_for(state="detached", timeout=3000)
             assert page.locator(".dialog-note", has_text="the phase ended").last.inner_text()

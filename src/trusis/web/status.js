@@ -1,5 +1,5 @@
 // The status bar: the phase (role="status"), an mm:ss countdown from the server's deadline
-// corrected for the local clock (emphasised in the last 15 s, announced at thresholds, not
+// corrected for the local clock (emphasised in the last 15 s or third, announced at thresholds, not
 // every second), the living and passed counts, the prompt, and the "You are …" chip.
 
 import { fill, h, mmss } from "./dom.js";
@@ -50,7 +50,7 @@ export class StatusBar {
     this.countdown.hidden = false;
     const text = mmss(left);
     if (this.countdown.textContent !== text) this.countdown.textContent = text;
-    this.countdown.classList.toggle("is-urgent", left <= 15);
+    this.countdown.classList.toggle("is-urgent", left <= this.urgentFrom(view));
     this.countdown.setAttribute("aria-label", t("status.time_left_is", { time: text }));
     // A threshold is spoken only when the phase began well before it ("30 seconds left"
     // the moment a 30-second phase starts says nothing).
@@ -62,6 +62,14 @@ export class StatusBar {
         announce(t("status.seconds_left", { count: s }));
       }
     }
+  }
+
+  /** Seconds left from which the countdown is emphasised: the last 15, or the last third of
+   * a shorter phase (a 15-second night was red from its first second). */
+  urgentFrom(view) {
+    const opts = this.store.table?.options || {};
+    const length = view.phase?.kind === "night" ? opts.night_seconds : opts.day_seconds;
+    return Number.isFinite(length) ? Math.min(15, length / 3) : 15;
   }
 
   /** The phase's text, written only when it changes (each write is a change for readers). */
