@@ -149,18 +149,20 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
             256 KiB (12,000 small frames): parsed and queued at once, they held the event
             loop for every other connection for 40-100 ms, and their messages (3 MB)
             waited in memory. Reading stays paused while anything read is left."""
-            if self.disconnected or self.transport.is_closing():
+            if not self.disconnected and not self.transport.is_closing():
+                piece = bytes(self.unread[:PIECE])
+                del self.unread[:PIECE]
+                super().data_received(piece)
+            if self.disconnected or self.transport.is_closing():  # a bad frame closes it
                 self.unread.clear()
-                return
-            piece = bytes(self.unread[:PIECE])
-            del self.unread[:PIECE]
-            super().data_received(piece)
-            if not self.unread:
+            elif not self.unread:
                 if not self.read_paused:  # uvicorn did not pause for messages queued
                     self.transport.resume_reading()
             else:
                 self.transport.pause_reading()
-                if self.queue.empty():  # control frames or part of a frame: nothing waits
+                # Nothing queued (control frames, part of a frame), or the app closed and reads
+                # no more (the client's close reply is still to be found): go on.
+                if self.queue.empty() or self.close_sent:
                     self.loop.call_soon(self._feed)
 
         async def receive(self) -> ASGIReceiveEvent:
