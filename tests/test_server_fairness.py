@@ -24,17 +24,21 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 
 from serverproc import Guest, ServerProcess, hello, running_server
+from trusis.server.transport import PIECE
 
 BURST = 60_000
+RECV_SECONDS = 15
 WENT_FIRST = 500
 """The burst's pongs that may come while another ping waits (the median of the other's pings:
 the client's own threads may delay one send): one read of 256 KiB held 12,000 pings, a
 16 KiB piece holds 780, and one frame a turn lets the other's through within a few."""
 
 
-def masked_ping() -> bytes:
-    """`{"type": "ping"}` as one masked text frame, as a client must send it (RFC 6455)."""
-    payload = b'{"type":"ping"}'
+def masked_ping(size: int = 15) -> bytes:
+    """`{"type":"ping"}` (spaces make up `size` bytes) as one masked text frame, as a
+    client must send it (RFC 6455): 6 bytes of header, then the payload."""
+    payload = b'{"type":"ping"' + b" " * (size - 15) + b"}"
+    assert len(payload) == size <= 125
     mask = os.urandom(4)
     return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(
         byte ^ mask[i % 4] for i, byte in enumerate(payload))
@@ -51,7 +55,7 @@ def open_conn(server: ServerProcess, table_id: str, token: str) -> ClientConnect
 def pongs(ws: ClientConnection, stamps: list[float], until: int) -> None:
     """Read until `until` pongs have come, keeping the server's time of each."""
     while len(stamps) < until:
-        message: dict[str, Any] = json.loads(ws.recv(timeout=60))
+        message: dict[str, Any] = json.loads(ws.recv(timeout=RECV_SECONDS))
         if message["type"] == "pong":
             stamps.append(message["now"])
 
@@ -86,3 +90,25 @@ def test_a_burst_of_pings_from_one_connection_does_not_hold_up_another(tmp_path:
             print(f"fairness: {len(during)} pings during the burst; {middle:g} of its "
                   f"{BURST} answers went first (median), {went_first[-1]} at most")
             assert middle <= WENT_FIRST, f"{middle:g} of the burst's answers went first"
+
+
+def test_a_frame_cut_where_a_piece_ends_is_read_once_the_rest_comes(tmp_path: Path) -> None:
+    """Whole frames up to exactly one piece (16 KiB), then the first bytes of one more: when
+    one read brings them all, the last piece holds no whole frame, nothing is queued for the
+    app, and reading must go on by itself (it stayed paused, and the connection hung). A
+    real socket may split the read; tests/test_server_transport_feed.py makes it exact."""
+    whole = [masked_ping() for _ in range(775)]
+    used = sum(len(frame) for frame in whole)
+    whole.append(masked_ping(PIECE - used - 6))
+    assert sum(len(frame) for frame in whole) == PIECE
+    cut = masked_ping()
+    with running_server("sqlite", tmp_path) as server:
+        ann = Guest(server.url, "Ann")
+        table_id = ann.create(seats=5)["id"]
+        with open_conn(server, table_id, ann.token) as conn:
+            stamps: list[float] = []
+            conn.socket.sendall(b"".join(whole) + cut[:5])
+            pongs(conn, stamps, len(whole))
+            conn.socket.sendall(cut[5:])
+            pongs(conn, stamps, len(whole) + 1)  # recv times out if it hangs
+            assert len(stamps) == len(whole) + 1

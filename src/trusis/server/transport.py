@@ -169,11 +169,11 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
             """uvicorn's, except that what was read and not yet parsed comes before more
             reading (`_feed`)."""
             message = await self.queue.get()
-            if self.queue.empty():
-                if self.unread:
+            if self.queue.empty():  # what uvicorn paused reading for is taken
+                paused, self.read_paused = self.read_paused, False
+                if self.unread:  # still paused (`_feed`), which reads on once it is parsed
                     self.loop.call_soon(self._feed)
-                elif self.read_paused:
-                    self.read_paused = False
+                elif paused:
                     self.transport.resume_reading()
             return message
 
