@@ -24,7 +24,7 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 
 from serverproc import Guest, ServerProcess, hello, running_server
-from trusis.server.transport import PIECE
+from trusis.server.inflow import PIECE
 
 BURST = 60_000
 RECV_SECONDS = 15

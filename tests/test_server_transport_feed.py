@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
+from websockets.extensions.permessage_deflate import PerMessageDeflate
+from websockets.frames import Frame, Opcode
 
-from trusis.server.transport import PIECE, protocol
+from trusis.server.inflow import DECODED, FEED, PIECE
+from trusis.server.transport import protocol
 
 
 class FakeTransport(asyncio.Transport):
@@ -45,34 +48,49 @@ class FakeTransport(asyncio.Transport):
         self.reading = True
 
 
-def masked_text(payload: bytes) -> bytes:
-    """One masked text frame, as a client sends it (RFC 6455; payload under 126 bytes)."""
+def masked_text(payload: bytes, opcode: int = 0x1) -> bytes:
+    """One masked frame (text by default), as a client sends it (RFC 6455; a payload under
+    126 bytes)."""
     mask = os.urandom(4)
-    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + bytes(
         byte ^ mask[i % 4] for i, byte in enumerate(payload))
 
 
-async def connected(taken: list[str]) -> tuple[Any, FakeTransport]:
-    """A connection that has been accepted by an app that keeps every text it receives."""
+def keeper(taken: list[str], close_after: int | None = None) -> Any:
+    """An app that keeps every text it receives (and closes after `close_after` of them,
+    as ws.py does after 20 malformed frames)."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()  # websocket.connect
         await send({"type": "websocket.accept"})
         while True:
+            await asyncio.sleep(0)  # one message a turn, as ws._serve
             message = await receive()
             if message["type"] != "websocket.receive":
                 return
             taken.append(message["text"])
+            if len(taken) == close_after:
+                await send({"type": "websocket.close", "code": 4429})
+                return
 
-    config = Config(app, ws_max_size=16 * 1024, log_level="warning")
+    return app
+
+
+async def connected(taken: list[str], app: Any = None, compression: str = "off"
+                    ) -> tuple[Any, FakeTransport]:
+    """A connection that has been accepted by `app` (by default `keeper(taken)`); with
+    compression, the client offered permessage-deflate as browsers do."""
+    config = Config(app or keeper(taken), ws_max_size=16 * 1024, log_level="warning")
     config.load()
-    made = protocol("off")(config, ServerState(), {}, asyncio.get_running_loop())
+    made = protocol(compression)(config, ServerState(), {}, asyncio.get_running_loop())
     transport = FakeTransport()
     made.connection_made(transport)
     key = base64.b64encode(os.urandom(16)).decode()
+    offer = ("Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+             if compression != "off" else "")
     made.data_received(
         f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{offer}\r\n".encode())
     while b"101 Switching Protocols" not in transport.out:
         await asyncio.sleep(0)
     return made, transport
@@ -130,5 +148,77 @@ def test_a_read_of_several_pieces_is_parsed_one_piece_a_turn() -> None:
         await settle(taken, count)
         assert len(taken) == count
         assert transport.reading
+
+    asyncio.run(run())
+
+
+def test_the_clients_close_reply_is_found_when_the_app_closes_with_messages_waiting() -> None:
+    """A burst of commands and the client's own close in one write; the app closes after 20
+    of them (4429), with the rest waiting: what is left unread is parsed on without the app,
+    so the close handshake ends at once, not after uvicorn's 10 s close timer."""
+
+    async def run() -> None:
+        taken: list[str] = []
+        made, transport = await connected(taken, keeper(taken, close_after=20))
+        command = masked_text(b'{"type":"act"}')
+        made.data_received(command * 2000 + masked_text(b"\x03\xe8", opcode=0x8))
+        for _ in range(2000):
+            if transport.closed:
+                break
+            await asyncio.sleep(0)
+        assert len(taken) == 20
+        assert transport.closed, "the client's close reply was never parsed"
+        made.connection_lost(None)
+
+    asyncio.run(run())
+
+
+def test_compressed_frames_are_parsed_by_what_they_inflate_to() -> None:
+    """Frames of 58 bytes on the wire that inflate to 16 KiB each: one piece of them queued
+    282 messages (4.6 MB). A turn parses at most DECODED bytes of messages."""
+
+    async def run() -> None:
+        taken: list[str] = []
+
+        async def idle(scope: Any, receive: Any, send: Any) -> None:
+            await receive()
+            await send({"type": "websocket.accept"})
+            await asyncio.sleep(3600)
+
+        made, transport = await connected(taken, idle, compression="deflate")
+        assert b"permessage-deflate" in transport.out
+        deflate = PerMessageDeflate(False, True, 12, 12)  # the client's side of the offer
+        payload = b'{"type":"ping"' + b" " * (16 * 1024 - 16) + b"}"
+        frame = Frame(Opcode.TEXT, payload).serialize(mask=True, extensions=[deflate])
+        assert len(frame) < 100
+        made.data_received(frame * (4 * PIECE // len(frame)))
+        queued = made.queue.qsize()
+        assert 1 <= queued <= (DECODED + FEED // len(frame) * len(payload)) // len(payload) + 1, \
+            queued  # a turn stops after the chunk of FEED bytes that passed DECODED
+        made.connection_lost(None)
+
+    asyncio.run(run())
+
+
+def test_a_client_that_pings_and_does_not_read_is_owed_one_pong() -> None:
+    """uvicorn answers every ping at once: a client that pings and never reads made the
+    server's write buffer grow without end. While the peer does not read, one pong is owed
+    for the latest ping (RFC 6455, 5.5.3), and sent when it reads again."""
+
+    async def run() -> None:
+        taken: list[str] = []
+        made, transport = await connected(taken)
+        made.pause_writing()  # the transport's buffer is over its high-water mark
+        before = len(transport.out)
+        pings = b"".join(masked_text(b"%04d" % n, opcode=0x9) for n in range(3000))
+        made.data_received(pings)
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert len(transport.out) == before  # nothing more written while it does not read
+        assert not made.unread and transport.reading
+        made.resume_writing()
+        pong = bytes(transport.out[before:])
+        assert pong == bytes([0x8A, 4]) + b"2999"  # one pong, for the last ping
+        made.connection_lost(None)
 
     asyncio.run(run())

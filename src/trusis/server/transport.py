@@ -12,8 +12,8 @@ bare server (bench/bare.py) takes the same setting, so that both are measured al
 Nothing a client reads changes: compression is negotiated per connection, and a client
 that offered it reads uncompressed frames when the server declines.
 
-The same protocol writes the game's frames at once (`DirectFrames`) and parses what a
-connection sends a piece per turn of the event loop (`protocol`'s `_feed`).
+The same protocol writes the game's frames at once (`DirectFrames`) and takes what a
+connection sends a piece per turn of the event loop (`inflow.PacedProtocol`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal, get_args
 
-from uvicorn._types import ASGIReceiveEvent
 from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
@@ -30,6 +29,8 @@ from websockets.extensions.base import ServerExtensionFactory
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
+
+from trusis.server.inflow import PacedProtocol
 
 Compression = Literal["deflate", "off", "wide"]
 """deflate: the default (above); off: frames go uncompressed (no memory, about 12 % less
@@ -109,15 +110,11 @@ def _uncycle(conn: ServerProtocol) -> None:
     conn.parser.close()
 
 
-PIECE = 16 * 1024
-"""Bytes of a connection's input parsed in one turn of the event loop (`Protocol._feed`)."""
-
-
 def protocol(compression: Compression) -> type[asyncio.Protocol]:
     """uvicorn's websockets-sansio protocol with this compression (uvicorn's `ws` option)."""
     chosen = extensions(compression)
 
-    class Protocol(WebSocketsSansIOProtocol):
+    class Protocol(PacedProtocol):
         def __init__(self, config: Config, server_state: ServerState,
                      app_state: dict[str, Any],
                      _loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -127,8 +124,6 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
                                        logger=made.logger)
             _uncycle(made)
             self.direct: DirectFrames | None = None
-            self.unread = bytearray()
-            """Read from the socket and not yet parsed (`_feed`)."""
 
         def handle_connect(self, event: Request) -> None:
             super().handle_connect(event)
@@ -136,50 +131,8 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
                 self.direct = DirectFrames(self)
                 self.scope["extensions"][DIRECT] = {"frames": self.direct}
 
-        def data_received(self, data: bytes) -> None:
-            if not self.unread and len(data) <= PIECE:  # the usual read: a command or two
-                super().data_received(data)
-                return
-            self.unread += data
-            self._feed()
-
-        def _feed(self) -> None:
-            """Parse at most PIECE bytes of what was read, and the next piece only once the
-            app has taken every message of this one. One read of the socket brings up to
-            256 KiB (12,000 small frames): parsed and queued at once, they held the event
-            loop for every other connection for 40-100 ms, and their messages (3 MB)
-            waited in memory. Reading stays paused while anything read is left."""
-            if not self.disconnected and not self.transport.is_closing():
-                piece = bytes(self.unread[:PIECE])
-                del self.unread[:PIECE]
-                super().data_received(piece)
-            if self.disconnected or self.transport.is_closing():  # a bad frame closes it
-                self.unread.clear()
-            elif not self.unread:
-                if not self.read_paused:  # uvicorn did not pause for messages queued
-                    self.transport.resume_reading()
-            else:
-                self.transport.pause_reading()
-                # Nothing queued (control frames, part of a frame), or the app closed and reads
-                # no more (the client's close reply is still to be found): go on.
-                if self.queue.empty() or self.close_sent:
-                    self.loop.call_soon(self._feed)
-
-        async def receive(self) -> ASGIReceiveEvent:
-            """uvicorn's, except that what was read and not yet parsed comes before more
-            reading (`_feed`)."""
-            message = await self.queue.get()
-            if self.queue.empty():  # what uvicorn paused reading for is taken
-                paused, self.read_paused = self.read_paused, False
-                if self.unread:  # still paused (`_feed`), which reads on once it is parsed
-                    self.loop.call_soon(self._feed)
-                elif paused:
-                    self.transport.resume_reading()
-            return message
-
         def connection_lost(self, exc: Exception | None) -> None:
             super().connection_lost(exc)
-            self.unread.clear()
             _uncycle(self.conn)  # nothing reads from a lost connection
             if self.direct is not None:
                 self.direct.release()  # the scope outlives us in the app's frames: no cycle

@@ -1,0 +1,145 @@
+"""What one WebSocket connection sends, taken a little per turn of the event loop.
+
+uvicorn's websockets-sansio protocol parses whatever one read of the socket brings (up to
+256 KiB) and queues every message in it at once, and answers every ping the moment it is
+parsed. One client that wrote 60,000 pings at once held every other connection 0.3-0.5 s
+per read; compressed frames of 58 bytes that each inflate to 16 KiB queued megabytes; and a
+client that pings without reading made the server's write buffer grow for as long as it
+kept on (docs/architecture.md, "The server"). `PacedProtocol` keeps uvicorn's protocol and
+bounds each of these:
+
+- at most PIECE bytes of input, and about DECODED bytes of messages, are parsed per turn,
+  fed to the parser FEED bytes at a time (a read of at most CHUNK bytes with nothing
+  unread before it, the usual command, is parsed as it comes);
+- the next piece only once the app has taken every message of the last (its `receive`),
+  reading paused meanwhile, so a client holds at most one read and one piece's messages;
+- while the peer does not read (the transport's buffer is over its high-water mark), its
+  pings are owed one pong, sent when it reads again (RFC 6455, 5.5.3: a pong may answer
+  only the latest ping).
+
+A connection that is lost drops what it had not parsed: nothing of it was acknowledged,
+and a client sends its commands again, with the same ids, when it reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
+from uvicorn.config import Config
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from uvicorn.server import ServerState
+
+PIECE = 16 * 1024
+"""Bytes of a connection's input parsed in one turn of the event loop, at most."""
+CHUNK = 1024
+"""A read this small, with nothing unread before it, is parsed as it comes."""
+FEED = 256
+"""Bytes handed to the parser at a time by `_feed`: 4 compressed frames that inflate to
+16 KiB each, at most, between two checks of DECODED."""
+PONG = b"\x8a"
+"""The first byte of a pong frame from a server (FIN, opcode 0xA, unmasked)."""
+DECODED = 64 * 1024
+"""Bytes of messages (after inflating) parsed in one turn: a piece's worth of compressed
+frames can hold 16 KiB each."""
+
+
+class PacedProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's protocol, with its input paced and its pongs bounded (above)."""
+
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.unread = bytearray()
+        """Read from the socket and not yet parsed."""
+        self.feed_due: asyncio.Handle | None = None
+        """The next `_feed`, when one is scheduled."""
+        self.decoded = 0  # bytes of messages queued by this turn's `_feed`
+        self.owed_pong: bytes | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.unread:  # a piece is pending: its turn comes (`_feed_soon`, `receive`)
+            self.unread += data
+        elif len(data) <= CHUNK:  # the usual read: a command or two
+            super().data_received(data)
+        else:
+            self.unread += data
+            self._feed()
+
+    def _feed(self) -> None:
+        """Parse one piece of what was read, then wait for the app to take its messages."""
+        self.feed_due = None
+        self.decoded = wire = 0
+        while self.unread and wire < PIECE and self.decoded < DECODED and not self._over():
+            chunk = bytes(self.unread[:FEED])
+            del self.unread[:FEED]
+            super().data_received(chunk)
+            wire += len(chunk)
+        if self._over():  # lost, closed, or a bad frame closed it
+            self.unread.clear()
+        elif not self.unread:
+            if not self.read_paused:  # nothing queued for the app: read on
+                self.transport.resume_reading()
+        else:
+            self.transport.pause_reading()
+            # Nothing queued (control frames, part of a frame), or the app closed and takes
+            # nothing more (the client's close reply is still to be found): go on.
+            if self.queue.empty() or self.close_sent:
+                self._feed_soon()
+
+    def _over(self) -> bool:
+        return self.disconnected or self.transport.is_closing()
+
+    def _feed_soon(self) -> None:
+        if self.feed_due is None:
+            self.feed_due = self.loop.call_soon(self._feed)
+
+    def send_receive_event_to_app(self) -> None:
+        self.decoded += sum(len(frame) for frame in self.frames)
+        super().send_receive_event_to_app()
+
+    async def receive(self) -> ASGIReceiveEvent:
+        """uvicorn's, except that what was read and not yet parsed comes before more
+        reading."""
+        message = await self.queue.get()
+        if self.queue.empty():  # what uvicorn paused reading for is taken
+            paused, self.read_paused = self.read_paused, False
+            if self.unread:  # still paused by `_feed`, which reads on once it is parsed
+                self._feed_soon()
+            elif paused:
+                self.transport.resume_reading()
+        return message
+
+    async def send(self, message: ASGISendEvent) -> None:
+        await super().send(message)
+        if self.close_sent and self.unread and not self._over():
+            self._feed_soon()  # the app takes nothing more: the client's close reply is
+            # somewhere in what is left
+
+    def handle_ping(self) -> None:
+        if self.writable.is_set():
+            super().handle_ping()
+            return
+        # The peer does not read: one pong owed, for the latest ping. The parser answered
+        # every ping of its chunk at once: one frame each, in order.
+        output = self.conn.data_to_send()
+        pongs = [frame for frame in output if frame[:1] == PONG]
+        if pongs:
+            self.owed_pong = pongs[-1]
+        if len(pongs) < len(output):  # anything else (a close reply) goes as ever
+            self.transport.write(b"".join(frame for frame in output if frame[:1] != PONG))
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        owed, self.owed_pong = self.owed_pong, None
+        if owed and not self._over():
+            self.transport.write(owed)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.unread.clear()
+        self.owed_pong = None
+        if self.feed_due is not None:
+            self.feed_due.cancel()
+            self.feed_due = None
