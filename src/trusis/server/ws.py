@@ -168,11 +168,11 @@ async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,
                  max_frame: int) -> None:
     """Read and answer the connection's frames, one a turn of the event loop.
 
-    uvicorn queues every frame of what one read of the socket brought (up to 256 KiB:
-    12,000 pings) and a frame taken from a queue that holds one is taken at once; a ping or
-    a refused command is answered without waiting on anything. Without a turn given back
-    after each frame, one connection that sent a burst of them held the loop until all
-    were answered, a third of a second for every table (tests/test_server_fairness.py)."""
+    The protocol queues a piece of what the client sent at a time (inflow.py: hundreds of
+    small frames), a frame taken from a queue that holds one is taken at once, and a ping
+    or a refused command is answered without waiting on anything: without a turn given
+    back after each frame, one connection's burst held the loop for every other one until
+    all of it was answered (tests/test_server_fairness.py)."""
     malformed = 0
     while not client.closed:
         await asyncio.sleep(0)  # one frame a turn: see `_serve`'s docstring
