@@ -135,6 +135,10 @@ class ClientRun:
         self.slots: list[Slot] = []
         self.sent: dict[str, list[float]] = {}  # bare: message id -> [send time, receipts]
         self.https: list[httpx.AsyncClient] = []
+        self.restarts: set[asyncio.Task[None]] = set()
+        """The new games being set up: cancelled when the window ends, before the HTTP
+        clients close (closed under a request, httpcore failed it with `ReadError('')`,
+        which was counted as a client error: 0-15 a round at 50 saturated tables)."""
 
     # -- set-up ------------------------------------------------------------
 
@@ -290,7 +294,9 @@ class ClientRun:
                 if self.acting and not slot.restarting and seat.index == 0:
                     slot.restarting = True
                     stats.games += 1
-                    asyncio.get_running_loop().create_task(self.restart(slot))
+                    task = asyncio.get_running_loop().create_task(self.restart(slot))
+                    self.restarts.add(task)
+                    task.add_done_callback(self.restarts.discard)
                 return
             self.act(seat)
         elif kind in ("ack", "refused") and message["id"] == seat.pending:
@@ -460,6 +466,9 @@ class ClientRun:
         cpu = time.process_time() - cpu
         wire = read_bytes() - wire
         await asyncio.to_thread(barrier.wait)  # the window is over everywhere
+        for task in list(self.restarts):
+            task.cancel()
+        await asyncio.gather(*self.restarts, return_exceptions=True)
         for slot in self.slots:
             for seat in slot.seats:
                 if seat.ws is not None:
