@@ -20,9 +20,13 @@ IPV6_PREFIX = 64
 
 
 def client_address(connection: HTTPConnection) -> str:
+    """The key the per-address limits count a request under (`address_key`)."""
+    return address_key(connection.client.host if connection.client else "")
+
+
+def address_key(host: str) -> str:
     """The key the per-address limits count under: an IPv4 address, an IPv6 /64, or
     the peer as given when it is no IP address at all (a Unix socket)."""
-    host = connection.client.host if connection.client else ""
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:

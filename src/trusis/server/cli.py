@@ -118,6 +118,10 @@ closing at the same moment (uvicorn's 5 s equalled httpx's, and a request after 
 could meet 'server disconnected')."""
 
 
+FEW_FILES = 4096
+"""Below this many open files the server says at start-up that its system limits it."""
+
+
 def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: bool,
         metrics_host: str, forwarded_allow_ips: str | None,
         compression: Compression = DEFAULT_COMPRESSION) -> None:
@@ -131,6 +135,7 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
 
     from trusis.server import logs, logsafe
     from trusis.server.app import create_app
+    from trusis.server.connections import http_protocol, raise_open_files
     from trusis.server.transport import protocol
 
     config = uvicorn.Config(
@@ -139,11 +144,17 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
         access_log=access_log, proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)
+    config.http = http_protocol(settings.limits.connections_per_address,
+                                settings.limits.request_seconds, config.forwarded_allow_ips)
     logs.configure(log_format, log_level)  # after uvicorn's own set-up, which it replaces
     if log_format == "text":  # uvicorn keeps its own lines; invite codes blanked in them
         for name in ("uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).addFilter(logs.ContextFilter())
     logsafe.install()  # credentials in URLs blanked on every logger that writes paths
+    if (files := raise_open_files()) < FEW_FILES:
+        logging.getLogger("trusis.server").warning(
+            "this process may open only %d files, one per connection: raise its hard limit "
+            "(LimitNOFILE= under systemd, ulimit -Hn) to carry more players", files)
     server = uvicorn.Server(config)
     if settings.metrics_port is None:
         server.run()

@@ -43,6 +43,12 @@ class Limits:
     """WebSockets one identity holds to one table (tabs, devices, reconnects)."""
     sockets_per_address: int = 300
     """WebSockets one address holds to the whole server."""
+    connections_per_address: int = 500
+    """Connections one address holds open at once, HTTP and WebSocket alike (not a trusted
+    proxy's own: connections.py)."""
+    request_seconds: float = 20.0
+    """How long a request may take to come whole, from the connection's opening or the last
+    answer on it."""
     balance_jobs: int = 4
     """Balance estimates waiting or running in this process at once."""
     balance_jobs_per_address: int = 1

@@ -19,6 +19,7 @@ connection sends a piece per turn of the event loop (`inflow.PacedProtocol`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, Literal, get_args
 
 from uvicorn.config import Config
@@ -124,6 +125,12 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
                                        logger=made.logger)
             _uncycle(made)
             self.direct: DirectFrames | None = None
+            self.release: Callable[[], None] | None = None
+
+        def count_until_lost(self, release: Callable[[], None]) -> None:
+            """Call `release` when the connection ends: its address's count of open
+            connections (connections.py) is handed over at the upgrade."""
+            self.release = release
 
         def handle_connect(self, event: Request) -> None:
             super().handle_connect(event)
@@ -136,6 +143,9 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
             _uncycle(self.conn)  # nothing reads from a lost connection
             if self.direct is not None:
                 self.direct.release()  # the scope outlives us in the app's frames: no cycle
+            if self.release is not None:
+                release, self.release = self.release, None
+                release()
 
     Protocol.__name__ = Protocol.__qualname__ = f"WebSocketsSansIO_{compression}"
     return Protocol

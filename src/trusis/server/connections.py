@@ -1,0 +1,188 @@
+"""What one address may hold open: its connections, and how long a request may take to come.
+
+uvicorn closes an idle HTTP connection only once it has answered on it (its keep-alive
+timer), and a WebSocket counts against `sockets_per_address` only once the app has it. A
+connection that sends nothing, or half a request, stayed open for good. Found on loopback:
+one script opened 1,100 idle connections in a moment, the server's file descriptors (1,024
+under systemd's default) ran out, and the next visitor was turned away; 1,005 of them were
+still open 30 s later. Now, in this process's HTTP protocol (uvicorn's httptools one):
+
+- a request must come whole — its head and its body — within `request_seconds` of the
+  connection's opening or of the last answer on it; a connection that has sent part of one
+  then is answered 408 and closed, an idle one is closed (as the keep-alive timer does);
+- one address holds at most `connections_per_address` connections at once, HTTP and
+  WebSocket alike; one more is answered 429 `too_many_connections`, with a sentence, and
+  closed at once, before anything is read;
+- at start-up the process raises its own limit of open files to the most the system allows
+  (`raise_open_files`), so that the descriptors run out after memory does, not at 1,024.
+
+A trusted proxy's own address (`--forwarded-allow-ips`, uvicorn's 127.0.0.1 by default) is
+not capped: every visitor comes through it, and the app's per-address limits count each
+one behind it; the proxy caps its own (docs/deploy.md, "Limits per player and per address").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from typing import Any
+
+import orjson
+from uvicorn.config import Config
+from uvicorn.middleware.proxy_headers import _TrustedHosts
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from trusis.server import metrics
+from trusis.server.address import address_key
+
+log = logging.getLogger("trusis.server")
+RETRY_SECONDS = 20
+"""A refused connection's `Retry-After`: about when an idle one of the address closes."""
+
+
+class Counts:
+    """Open connections by address, in this process (each process counts its own)."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, int] = {}
+
+    def take(self, key: str, cap: int) -> bool:
+        """Count one more connection of `key`; False (and not counted) at `cap`."""
+        held = self.open.get(key, 0)
+        if cap and held >= cap:
+            return False
+        self.open[key] = held + 1
+        return True
+
+    def give_back(self, key: str) -> None:
+        held = self.open.get(key, 0) - 1
+        if held > 0:
+            self.open[key] = held
+        else:
+            self.open.pop(key, None)
+
+
+def refusal(cap: int) -> bytes:
+    """The whole HTTP answer to a connection one too many (the API's shape: `{code, params,
+    message}`), written before the request is read: it is all the connection gets."""
+    body = orjson.dumps({
+        "code": "too_many_connections", "params": {"limit": cap},
+        "message": f"too many connections from your address (at most {cap}): close some "
+                   "tabs or programs and try again"})
+    return (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n"
+            b"retry-after: %d\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%b"
+            % (RETRY_SECONDS, len(body), body))
+
+
+def too_slow() -> bytes:
+    """The answer to a connection whose request did not come whole in time."""
+    body = orjson.dumps({
+        "code": "request_timeout", "params": {},
+        "message": "the request took too long to arrive: try again"})
+    return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+            b"connection: close\r\ncontent-length: %d\r\n\r\n%b" % (len(body), body))
+
+
+def http_protocol(cap: int, request_seconds: float, trusted: str | list[str],
+                  counts: Counts | None = None) -> type[asyncio.Protocol]:
+    """uvicorn's httptools protocol with these bounds (uvicorn's `http` option); `trusted`:
+    the proxies uvicorn trusts (its config's `forwarded_allow_ips`)."""
+    proxies = _TrustedHosts(trusted)
+    held = counts if counts is not None else Counts()
+
+    class GuardedHttpProtocol(HttpToolsProtocol):
+        def __init__(self, config: Config, server_state: ServerState,
+                     app_state: dict[str, Any],
+                     _loop: asyncio.AbstractEventLoop | None = None) -> None:
+            super().__init__(config, server_state, app_state, _loop)
+            self.counted: str | None = None
+            """The address this connection counts under (None: a trusted proxy's)."""
+            self.due: asyncio.TimerHandle | None = None
+            self.partial = False
+            """Part of the awaited request has come."""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            host = self.client[0] if self.client else ""
+            if host not in proxies:
+                key = address_key(host)
+                if not held.take(key, cap):
+                    if (figures := metrics.FIGURES) is not None:
+                        figures.rate_limited("connections")
+                    transport.write(refusal(cap))
+                    transport.close()
+                    return
+                self.counted = key
+            self._await_request()
+
+        def _await_request(self) -> None:
+            """The next request must come whole within `request_seconds`."""
+            self._stop_waiting()
+            if request_seconds > 0:
+                self.partial = False
+                self.due = self.loop.call_later(request_seconds, self._late)
+
+        def _stop_waiting(self) -> None:
+            if self.due is not None:
+                self.due.cancel()
+                self.due = None
+
+        def _late(self) -> None:
+            self.due = None
+            if not self.transport.is_closing():
+                if self.partial:
+                    self.transport.write(too_slow())
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self.due is not None:
+                self.partial = True
+            super().data_received(data)
+
+        def on_message_complete(self) -> None:
+            self._stop_waiting()  # the request has come: the app answers in its own time
+            super().on_message_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self.timeout_keep_alive_task is not None:  # idle again: wait for the next
+                self._await_request()
+
+        def handle_websocket_upgrade(self) -> None:
+            self._stop_waiting()
+            super().handle_websocket_upgrade()
+            upgraded = self.transport.get_protocol()
+            if upgraded is self or self.counted is None:
+                return
+            key, self.counted = self.counted, None
+            count_until_lost = getattr(upgraded, "count_until_lost", None)
+            if callable(count_until_lost):  # this server's WebSocket protocol (transport.py)
+                count_until_lost(lambda: held.give_back(key))
+            else:  # another's: the app's `sockets_per_address` still counts it
+                held.give_back(key)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_waiting()
+            if self.counted is not None:
+                held.give_back(self.counted)
+                self.counted = None
+            super().connection_lost(exc)
+
+    return GuardedHttpProtocol
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft limit of open files to its hard limit (1,024 and 524,288
+    under systemd's defaults), since each connection holds one; the limit it now has."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return soft if soft != resource.RLIM_INFINITY else wanted
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ValueError, OSError) as err:
+        log.warning("could not raise the limit of open files from %d: %s", soft, err)
+        return soft
+    return wanted
