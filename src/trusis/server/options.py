@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS
@@ -13,6 +14,8 @@ from trusis.rules.state import COMPOSITION_ORDER
 DAY_SECONDS = (30, 3600)
 NIGHT_SECONDS = (15, 1800)
 GRACE_SECONDS = (5, 600)
+COMPOSITIONS_KEPT = 1024
+"""Sets whose composition is kept made (standard ones at every size, and custom ones)."""
 
 
 @dataclass(frozen=True)
@@ -39,19 +42,17 @@ class TableOptions:
 
     def composition(self) -> dict[str, int]:
         """The roles this table will deal, by count (public, like every composition)."""
-        try:
-            counts = Counter(self.deal(0))
-        except ValueError:
-            return {}
-        return {role: counts[role] for role in COMPOSITION_ORDER if counts[role]}
+        custom = None if self.custom is None else tuple(sorted(self.custom.items()))
+        return dict(_composition(self.seats, custom))
 
     def set_json(self) -> dict[str, Any]:
         return {"standard": True} if self.custom is None else {"custom": dict(self.custom)}
 
     def public(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The options as the API shows them: `set` in place of `custom`. Not `asdict`,
+        which copies deeply: every table's options are in every listing."""
+        data = {name: getattr(self, name) for name in _PUBLIC_FIELDS}
         data["set"] = self.set_json()
-        del data["custom"]
         return data
 
     @classmethod
@@ -61,6 +62,23 @@ class TableOptions:
                    day_seconds=int(data["day_seconds"]), night_seconds=int(data["night_seconds"]),
                    private=bool(data["private"]), bots_take_over=bool(data["bots_take_over"]),
                    grace_seconds=int(data["grace_seconds"]))
+
+
+
+_PUBLIC_FIELDS = tuple(item.name for item in fields(TableOptions) if item.name != "custom")
+
+
+@functools.lru_cache(maxsize=COMPOSITIONS_KEPT)
+def _composition(seats: int, custom: tuple[tuple[str, int], ...] | None
+                 ) -> tuple[tuple[str, int], ...]:
+    """A set's composition, by a deal (R6 is checked on one), made once per set: every
+    table of the lobby's listing and every `table` message shows it, and a deal seeds and
+    shuffles (two thirds of a listing's CPU at 200 open tables)."""
+    try:
+        counts = Counter(deal_roles(seats, 0, dict(custom) if custom is not None else None))
+    except ValueError:
+        return ()
+    return tuple((role, counts[role]) for role in COMPOSITION_ORDER if counts[role])
 
 
 __all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "TableOptions"]
