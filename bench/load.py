@@ -234,6 +234,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         for do, samples in part.get("acks_by", {}).items():
             total.setdefault("acks_by", {}).setdefault(do, []).extend(samples)
         total["broadcasts"] += part["broadcasts"]
+        total.setdefault("client_lag", []).extend(part.get("lag", []))
         for key in ("acked", "refused", "frames", "bytes", "games", "errors", "retried",
                     "lost_tables", "cpu", "wire"):
             total[key] = total.get(key, 0) + part[key]

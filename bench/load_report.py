@@ -43,6 +43,11 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
     print(f"  broadcast latency  p50 {percentile(r['broadcasts'], 50) * ms:7.1f} ms   "
           f"p99 {percentile(r['broadcasts'], 99) * ms:7.1f} ms   "
           f"({len(r['broadcasts'])} samples)")
+    if r.get("client_lag"):
+        print(f"  the clients' own loop woke late p50 {percentile(r['client_lag'], 50) * ms:.1f}"
+              f" / p99 {percentile(r['client_lag'], 99) * ms:.1f} / max "
+              f"{max(r['client_lag']) * ms:.1f} ms (a frame is timed when it is read: "
+              "latencies near these are the clients')")
     print(f"  frames out {r['frames'] / elapsed:9.0f}/s, "
           f"{r['bytes'] / max(1, r['frames']):6.0f} bytes each; on the wire "
           f"{r['wire'] / max(1, r['frames']):6.0f} bytes each "
