@@ -155,3 +155,55 @@ def test_a_connection_in_use_is_never_cut(server: ServerProcess) -> None:
             time.sleep(REQUEST_SECONDS * 0.6)
             sock.sendall(HEALTH)
             assert answer(sock)[0] == 200
+
+
+def test_a_request_answered_before_its_body_came_does_not_free_the_connection_from_its_deadline(
+        server: ServerProcess) -> None:
+    """Found by a review: a refusal sent before the body came (a cross-site POST) and the
+    body after it left the connection with no deadline at all; half a next request then
+    held it for good."""
+    with opened(server, "127.0.0.2") as sock:
+        sock.sendall(b"POST /api/tables HTTP/1.1\r\nHost: trusis\r\nOrigin: http://evil.example"
+                     b"\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n")
+        assert answer(sock)[0] == 403
+        time.sleep(0.3)
+        sock.sendall(b"{}")  # the body, after its answer
+        time.sleep(0.2)
+        sock.sendall(b"GET /api/health HTTP/1.1\r\n")  # half a next request, never ended
+        status, _, _ = answer(sock)
+        assert status == 408
+        assert closed_by_server(sock, 2)
+
+
+def test_a_pipelined_request_whose_body_trickles_is_cut(server: ServerProcess) -> None:
+    """Found by a review: a second request sent with the first, its body one byte a second,
+    had no deadline once the first was answered."""
+    with opened(server, "127.0.0.2") as sock:
+        sock.sendall(HEALTH + b"POST /api/guest HTTP/1.1\r\nHost: trusis\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: 40\r\n\r\n")
+        assert answer(sock)[0] == 200
+        started = time.monotonic()
+        with pytest.raises(OSError):
+            while time.monotonic() - started < REQUEST_SECONDS * 6:
+                sock.sendall(b" ")
+                time.sleep(0.2)
+                sock.settimeout(0.01)
+                try:
+                    if not sock.recv(65536):
+                        raise ConnectionResetError("closed")
+                except TimeoutError:
+                    pass
+        assert time.monotonic() - started < REQUEST_SECONDS * 4
+
+
+@pytest.mark.parametrize("extra", [b"Content-Length: 5\r\n", b"X-Long: " + b"a" * 9000 + b"\r\n"])
+def test_an_upgrade_that_websockets_cannot_read_is_answered_and_closed(
+        server: ServerProcess, extra: bytes) -> None:
+    """Found by a review: an upgrade's head that websockets refuses (a body, a header over
+    8 KiB) was never answered nor closed, and held its connection for good."""
+    with opened(server, "127.0.0.2") as sock:
+        sock.sendall(b"GET /ws/tables/x HTTP/1.1\r\nHost: trusis\r\nUpgrade: websocket\r\n"
+                     b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     b"Sec-WebSocket-Version: 13\r\n" + extra + b"\r\n")
+        assert answer(sock)[0] == 400
+        assert closed_by_server(sock, 2)

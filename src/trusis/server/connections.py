@@ -10,9 +10,15 @@ still open 30 s later. Now, in this process's HTTP protocol (uvicorn's httptools
 - a request must come whole — its head and its body — within `request_seconds` of the
   connection's opening or of the last answer on it; a connection that has sent part of one
   then is answered 408 and closed, an idle one is closed (as the keep-alive timer does);
+  That holds for a request answered before its body came (the body then starts the wait
+  again), for one pipelined behind another (its body counts from the first's answer), and
+  for a WebSocket upgrade whose head websockets refuses (answered 400 and closed: uvicorn
+  answered nothing);
 - one address holds at most `connections_per_address` connections at once, HTTP and
   WebSocket alike; one more is answered 429 `too_many_connections`, with a sentence, and
-  closed at once, before anything is read;
+  closed at once, before anything is read (a client that had already sent its request may
+  then meet a reset before it reads the answer, on some systems: holding refused
+  connections open to read them would give a script back the descriptors the cap keeps);
 - at start-up the process raises its own limit of open files to the most the system allows
   (`raise_open_files`), so that the descriptors run out after memory does, not at 1,024.
 
@@ -85,6 +91,11 @@ def too_slow() -> bytes:
             b"connection: close\r\ncontent-length: %d\r\n\r\n%b" % (len(body), body))
 
 
+REFUSED_UPGRADE = (b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\n"
+                   b"content-length: 0\r\n\r\n")
+"""The answer to a WebSocket upgrade whose head websockets refuses to read."""
+
+
 def http_protocol(cap: int, request_seconds: float, trusted: str | list[str],
                   counts: Counts | None = None) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol with these bounds (uvicorn's `http` option); `trusted`:
@@ -131,10 +142,14 @@ def http_protocol(cap: int, request_seconds: float, trusted: str | list[str],
 
         def _late(self) -> None:
             self.due = None
-            if not self.transport.is_closing():
-                if self.partial:
-                    self.transport.write(too_slow())
-                self.transport.close()
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            answering = cycle is not None and cycle.response_started \
+                and not cycle.response_complete
+            if self.partial and not answering:  # never a 408 inside an answer under way
+                self.transport.write(too_slow())
+            self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             if self.due is not None:
@@ -142,19 +157,35 @@ def http_protocol(cap: int, request_seconds: float, trusted: str | list[str],
             super().data_received(data)
 
         def on_message_complete(self) -> None:
-            self._stop_waiting()  # the request has come: the app answers in its own time
+            if self.cycle is not None and self.cycle.response_complete:
+                self._await_request()  # answered before its body ended: wait for the next
+            else:
+                self._stop_waiting()  # the request has come: the app answers in its own time
             super().on_message_complete()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            if self.transport.is_closing():
+                return
             if self.timeout_keep_alive_task is not None:  # idle again: wait for the next
                 self._await_request()
+            elif self.cycle is not None and self.cycle.more_body and self.due is None:
+                self._await_request()  # a pipelined request starts, its body still to come
+                self.partial = True
 
         def handle_websocket_upgrade(self) -> None:
             self._stop_waiting()
             super().handle_websocket_upgrade()
             upgraded = self.transport.get_protocol()
-            if upgraded is self or self.counted is None:
+            if upgraded is self:
+                return
+            if getattr(getattr(upgraded, "conn", None), "handshake_exc", None) is not None \
+                    and not getattr(upgraded, "handshake_initiated", True):
+                # websockets refused the head (a body, a header over 8 KiB or the 129th) and
+                # uvicorn would answer nothing, and never close
+                self.transport.write(REFUSED_UPGRADE)
+                self.transport.close()
+            if self.counted is None:
                 return
             key, self.counted = self.counted, None
             count_until_lost = getattr(upgraded, "count_until_lost", None)
