@@ -180,6 +180,18 @@ def test_register_play_profile_replay_as_two_seats_then_revealed(server, browser
     known_one = page.locator(".seat-known").all_inner_texts()
     shot(page, "replay-other-seat-desktop")
 
+    # A switch keeps the moment shown, not its step number: a seat's steps and everything
+    # revealed count the same moment differently (a player went from Night 2 to Day 3).
+    last_phase = page.locator("#replay-phase option").all_inner_texts()[-2]  # before "End"
+    page.locator("#replay-phase").select_option(label=last_phase)
+    page.locator(".statusbar .phase", has_text=last_phase).wait_for()
+    page.locator("#replay-seat").select_option("all")
+    page.locator(".replay-screen.is-revealed").wait_for()
+    page.locator(".statusbar .phase", has_text=last_phase).wait_for()
+    page.locator(".step-back").click()  # the switch landed where that phase begins
+    page.locator(".statusbar .phase").filter(has_not_text=last_phase).wait_for()
+    page.locator(".step-first").click()
+
     # Everything revealed: every role on its seat, and the choices.
     page.locator("#replay-seat").select_option("all")
     page.locator(".replay-screen.is-revealed").wait_for()

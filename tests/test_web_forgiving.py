@@ -486,3 +486,67 @@ def test_long_names_fit_a_phone_and_stay_whole(server, browser) -> None:
         for guest in guests:
             guest.close()
         context.close()
+
+
+def test_a_private_table_without_its_invite_shows_only_why_and_with_it_asks_nothing_amiss(
+        server, browser) -> None:
+    """Found by a new user: a private table's link without its invite said that there is no
+    such table, but "Loading the table…" and "Disconnected" stayed under it for good; and
+    opened with its invite, the page asked which of its seats it blocks without the invite,
+    and met a 404."""
+    ann = Guest(server.url, "Ann")
+    table = ann.create(seats=5, private=True)
+    context = browser.new_context(viewport=PHONE, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(f"{r.status} {r.url}")
+            if r.status >= 400 and "/api/tables/" in r.url else None)
+    try:
+        sign_in(page, server.url, "Zoe")
+        page.goto(f"{server.url}/t/{table['id']}")
+        page.locator(".table-notice [role=alert]", has_text="There is no such table").wait_for()
+        page.wait_for_timeout(1500)  # what a reconnection would have drawn by now
+        assert page.locator(":text('Loading the table'):visible").count() == 0
+        assert page.locator(".statusbar:visible").count() == 0
+        assert page.locator(".table-notice a.btn", has_text="Back to the lobby").is_visible()
+        shot(page, "forgiving-private-without-invite-phone")
+        refused.clear()  # those refusals were the point
+        page.goto(f"{server.url}/t/{table['id']}?invite={table['invite']}")
+        page.locator(".waiting h1").wait_for()
+        page.locator(".waiting button", has_text="Take a seat").first.wait_for()
+        page.wait_for_timeout(1000)
+        assert refused == []
+    finally:
+        context.close()
+        ann.close()
+
+
+def test_a_spectators_chat_box_says_it_takes_commands_only(server, browser) -> None:
+    """Found by a new user: a spectator's box said "Message to everyone" and, sent, "You
+    cannot write here.". It says what it takes (commands), and why a line cannot go."""
+    ann = Guest(server.url, "Ann")
+    table_id = ann.create(seats=5)["id"]
+    ann.sit(table_id)
+    ann.bots(table_id, 4)
+    ann.start(table_id)
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Zoe")
+        page.goto(f"{server.url}/t/{table_id}")
+        page.locator(".seat").first.wait_for()
+        box = page.locator("#chat-input")
+        assert box.get_attribute("placeholder") == "Commands only, such as /help"
+        box.fill("hello everyone")
+        box.press("Enter")
+        page.locator(".chat-error", has_text="Spectators cannot write in the chat").wait_for()
+        assert box.input_value() == "hello everyone"  # nothing is lost
+        box.fill("/help")
+        box.press("Enter")
+        page.locator(".chat-answer:visible").wait_for()
+        assert watched.problems() == []
+    finally:
+        context.close()
+        ann.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -86,10 +86,12 @@ async def block(table_id: str, body: BlockIn, request: Request) -> dict[str, Any
 
 
 @router.get("/tables/{table_id}/blocked")
-async def blocked_here(table_id: str, request: Request) -> dict[str, Any]:
-    """The seats of this table held by people you block: their chat is hidden for you."""
+async def blocked_here(table_id: str, request: Request,
+                       invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
+    """The seats of this table held by people you block: their chat is hidden for you (a
+    private table's page asks with its invite, as it reads the table)."""
     player = await deps.identity(request).player(request)
-    room = await deps.hub(request).room(table_id, player.id)
+    room = await deps.hub(request).room(table_id, player.id, invite)
     ids = await blocked_ids(deps.store(request).engine, player.id)
     return {"seats": sorted(n for n, s in room.lobby.seats.items() if s.player_id in ids)}
 

@@ -12,7 +12,8 @@ import { styles } from "./moderation.js";
 /** Which seats of the table hold people the reader blocks: `store.blocked`, then `done()`. */
 export async function loadBlocked(store, done = () => {}) {
   try {
-    const data = await get(`/api/tables/${encodeURIComponent(store.tableId)}/blocked`);
+    const q = store.invite ? `?invite=${encodeURIComponent(store.invite)}` : "";
+    const data = await get(`/api/tables/${encodeURIComponent(store.tableId)}/blocked${q}`);
     store.blocked = new Set((data.seats || []).map(Number));
   } catch {
     store.blocked = new Set();

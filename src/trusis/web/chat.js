@@ -137,7 +137,7 @@ export class Chat {
       announce(answer);
       return;
     }
-    if (!this.canSay) { this.error.textContent = t("chat.cannot"); return; }
+    if (!this.canSay) { this.error.textContent = t(this.store.seat ? "chat.cannot_send" : "chat.spectator_send"); return; }
     if (text.startsWith("//")) text = text.slice(1);
     const action = { do: "say", text };
     if (this.thread !== PUBLIC) action.to = Number(this.thread);
@@ -286,6 +286,7 @@ export class Chat {
     this.to.textContent = !me ? t("chat.spectator")
       : !ok ? t("chat.cannot")
         : this.thread === PUBLIC ? t("chat.to_all") : t("chat.to_private", { seat: seatName(this.thread) });
-    this.input.setAttribute("placeholder", this.thread === PUBLIC ? t("chat.placeholder") : t("chat.placeholder_private"));
+    this.input.setAttribute("placeholder", !ok ? t("chat.placeholder_commands")
+      : this.thread === PUBLIC ? t("chat.placeholder") : t("chat.placeholder_private"));
   }
 }

@@ -50,6 +50,7 @@ export class ReplayScreen {
     this.cache = new Map();
     this.ask = 0;
     this.data = null;
+    this.starts = null;
 
     const store = this.store = new ReplayStore(tableId);
     this.ring = new SeatRing(store, null, { onSelect: () => {} });
@@ -185,6 +186,9 @@ export class ReplayScreen {
   async loadMode() {
     const first = await this.fetchStep(this.seat, 0);
     this.steps = first.steps;
+    // Where each phase begins in this mode: a seat's steps and everything revealed number
+    // the same moment differently, so a step shown before a switch says nothing here.
+    this.starts = Array.isArray(first.phases) ? first.phases : null;
     const last = await this.fetchStep(this.seat, this.steps);
     const phases = (last.view.history || []).map((entry) => entry.phase);
     if (last.view.phase && !phases.some((p) => phaseOrder(p) === phaseOrder(last.view.phase))) phases.push(last.view.phase);
@@ -240,7 +244,7 @@ export class ReplayScreen {
   /** The first step of the current mode whose phase is `target` or later: from the
    * server's list of where each phase begins, else by a binary search. */
   async firstStepOf(target) {
-    const phases = this.data?.phases;
+    const phases = this.starts;
     if (Array.isArray(phases) && phases.length) {
       const found = phases.find((p) => phaseOrder(p) >= target);
       return found ? found.step : this.steps;

@@ -37,6 +37,7 @@ export class TableScreen {
     this.claimCode = new URLSearchParams(location.hash.slice(1)).get("claim");
     this.links = new Map(); // seat -> the claim link the host made for it
     const store = this.store = new GameStore(tableId);
+    store.invite = invite; // a private table's link: every request about the table carries it
     this.notebook = new Notebook(store);
     this.ring = new SeatRing(store, this.notebook, { onSelect: () => this.actions.render() });
     this.actions = new ActionPanel(store, { act: (a) => this.act(a), selected: () => this.ring.selected });
@@ -144,6 +145,10 @@ export class TableScreen {
 
   fatal(code) {
     if (code === "not_signed_in") { this.needName(); return; }
+    // No table to show (a wrong link, a private table without its invite): only the notice
+    // stays, not a waiting room that loads for ever nor a status that says "disconnected".
+    this.conn.stop();
+    this.el.classList.add("is-gone");
     fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } },
       h("p", {}, errorText({ code })),
       h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))), this.away);
