@@ -21,13 +21,16 @@ from serverproc import Guest, Player
 from test_web_support import (
     DESKTOP,
     PHONE,
+    Helper,
     Watched,
     create_table,
     needs_chromium,
+    pass_now,
     phase_of,
     play_to_end,
     shot,
     sign_in,
+    sit,
     sit_and_fill,
     start,
 )
@@ -550,3 +553,62 @@ def test_a_spectators_chat_box_says_it_takes_commands_only(server, browser) -> N
     finally:
         context.close()
         ann.close()
+
+
+def test_a_phones_tabs_stay_on_one_line_each(server, browser) -> None:
+    """Found by a new user: on a phone the current tab's mark sat above "Notebook", and in
+    French the unread count dropped under "Discussion"."""
+    context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True,
+                                  has_touch=True, device_scale_factor=3)
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Zoé")
+        table_id = create_table(page, 5)
+        sit_and_fill(page, table_id)
+        start(page)
+        for tab in ("#tab-p-notebook", "#tab-p-log", "#tab-p-chat", "#tab-p-table"):
+            page.locator(tab).click()
+            heights = page.locator(".tabs-phone .tab").evaluate_all(
+                "tabs => tabs.map(t => t.getBoundingClientRect().height)")
+            assert max(heights) < 46, (tab, heights)  # min-height 44 px: one line (two: 49)
+        shot(page, "forgiving-phone-tabs")
+    finally:
+        context.close()
+
+
+def test_a_seat_with_nothing_to_choose_passes_without_being_asked(server, browser) -> None:
+    """Found by a new user: a Human at night, who has nothing to choose, was asked "You have
+    chosen nothing — passing locks it. Pass?". Four Humans and a Trusis (a custom set, R3):
+    a Human's Pass at night passes at once; the Trusis, who has a choice, is still asked."""
+    helper = Helper(server, "Ann")
+    table_id = helper.guest.create(seats=5, set={"custom": {"TRUSIS": 1}}, day_seconds=30,
+                                   night_seconds=15)["id"]
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Zoe")
+        page.goto(f"{server.url}/t/{table_id}")
+        sit(page)
+        helper.guest.sit(table_id)
+        helper.guest.bots(table_id, 3)
+        helper.guest.start(table_id)
+        helper.connect(table_id)
+        page.locator(".role-chip:not([hidden])").wait_for()
+        assert pass_now(page)  # Day 1: a vote to choose, so asked
+        helper.pass_now()
+        page.locator(".statusbar .phase", has_text="Night 1").wait_for(timeout=40000)
+        human = "Human" in page.locator(".role-chip").inner_text()
+        watched.sent.clear()
+        page.locator(".btn-pass:not([disabled])").click()
+        if human:
+            page.wait_for_timeout(700)
+            assert page.locator("dialog[open]").count() == 0
+            assert any('"do":"pass"' in frame.replace(" ", "") for frame in watched.sent)
+        else:
+            page.locator("dialog[open] .btn-primary").wait_for()
+        assert watched.problems() == []
+    finally:
+        context.close()
+        helper.close()

@@ -194,14 +194,23 @@ def finished(page: Page) -> bool:
 
 
 def pass_now(page: Page) -> bool:
-    """Press Pass and confirm, if this seat may pass; whether it did."""
+    """Press Pass and confirm, if this seat may pass; whether it did. A seat with nothing to
+    choose passes without being asked."""
     button = page.locator(".btn-pass:not([disabled])")
     if not button.count():
         return False
     try:
         button.click(timeout=2000)
-        page.locator("dialog[open] .btn-primary").click(timeout=2000)
     except Exception:  # the phase ended between the look and the click
+        return False
+    confirm = page.locator("dialog[open] .btn-primary")
+    try:
+        confirm.wait_for(timeout=700)
+    except Exception:
+        return True  # nothing to choose: passed at once
+    try:
+        confirm.click(timeout=2000)
+    except Exception:
         return False
     return True
 

@@ -118,6 +118,13 @@ export class ActionPanel {
     const from = focusKey(this.body);
     const phase = this.phase();
     const lines = choiceLines(this.store.view);
+    // Nothing this seat could choose now (a Human at night): passing locks nothing, so it
+    // is not asked about ("You have chosen nothing — passing locks it" said otherwise).
+    const free = ["pass", "say", "leave"];
+    if (!lines.length && !(this.store.view?.legal || []).some((a) => !free.includes(a.do))) {
+      await this.run({ do: "pass", phase }, from);
+      return;
+    }
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
     const ok = await this.ask({
       title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
