@@ -272,16 +272,22 @@ def test_the_waiting_room_shows_who_sat_last_when_an_earlier_draw_waited(server,
         context.close()
 
 
-def test_a_visitor_without_a_name_at_a_started_game_is_told_how_to_watch_it(server, browser
-                                                                          ) -> None:
-    """Found by a new user: a started game's link, opened without a name, said "Loading the
-    game…" for ever (the connection needs a name). The page says what to do, and the name
-    chosen there shows the game."""
+def game_of_bots(server: Any) -> tuple[Guest, str]:
+    """A started game of five: Ann, over HTTP, and four bots (a spectator's game)."""
     ann = Guest(server.url, "Ann")
     table_id = ann.create(seats=5)["id"]
     ann.sit(table_id)
     ann.bots(table_id, 4)
     ann.start(table_id)
+    return ann, table_id
+
+
+def test_a_visitor_without_a_name_at_a_started_game_is_told_how_to_watch_it(server, browser
+                                                                          ) -> None:
+    """Found by a new user: a started game's link, opened without a name, said "Loading the
+    game…" for ever (the connection needs a name). The page says what to do, and the name
+    chosen there shows the game."""
+    ann, table_id = game_of_bots(server)
     context = browser.new_context(viewport=PHONE, locale="en-GB")
     watched = Watched(context)
     page = watched.page
@@ -528,11 +534,7 @@ def test_a_private_table_without_its_invite_shows_only_why_and_with_it_asks_noth
 def test_a_spectators_chat_box_says_it_takes_commands_only(server, browser) -> None:
     """Found by a new user: a spectator's box said "Message to everyone" and, sent, "You
     cannot write here.". It says what it takes (commands), and why a line cannot go."""
-    ann = Guest(server.url, "Ann")
-    table_id = ann.create(seats=5)["id"]
-    ann.sit(table_id)
-    ann.bots(table_id, 4)
-    ann.start(table_id)
+    ann, table_id = game_of_bots(server)
     context = browser.new_context(viewport=DESKTOP, locale="en-GB")
     watched = Watched(context)
     page = watched.page
@@ -556,8 +558,8 @@ def test_a_spectators_chat_box_says_it_takes_commands_only(server, browser) -> N
 
 
 def test_a_phones_tabs_stay_on_one_line_each(server, browser) -> None:
-    """Found by a new user: on a phone the current tab's mark sat above "Notebook", and in
-    French the unread count dropped under "Discussion"."""
+    """Found by a new user: on a phone the current tab's mark sat above "Notebook" (and in
+    French an unread count under "Discussion": the same wrap). Each tab keeps one line."""
     context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True,
                                   has_touch=True, device_scale_factor=3)
     watched = Watched(context)
