@@ -395,7 +395,7 @@ def test_a_whole_game_in_the_screen_reader_mode(server, browser) -> None:
 
     assert "/who" in command(page, "/help")
     role = command(page, "/role")
-    assert role.startswith("You are the ")
+    assert role.startswith("You are ")  # "the Sweeper", "a Human"
     who = command(page, "/who")
     assert who.count("(seat ") >= 5 and "Lea (seat 1), you, alive" in who
     assert "left" in command(page, "/time")

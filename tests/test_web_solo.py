@@ -45,7 +45,7 @@ def test_one_person_and_four_bots_from_the_lobby_to_the_end_screen(server, brows
     assert page.locator(".seat").count() == 5
     assert page.locator(".seat.is-me").count() == 1
     assert re.search(r"\d\d:\d\d", page.locator(".countdown").inner_text())
-    assert page.locator(".role-chip").inner_text().startswith("You are the ")
+    assert page.locator(".role-chip").inner_text().startswith("You are ")
     # The seat list is a radio group with one tab stop; arrows move the choice.
     assert page.locator(".ring[role=radiogroup] .seat[tabindex='0']").count() == 1
     page.locator(".seat.is-me").focus()
