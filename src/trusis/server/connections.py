@@ -9,7 +9,7 @@ still open 30 s later. Now, in this process's HTTP protocol (uvicorn's httptools
 
 - a request must come whole — its head and its body — within `request_seconds` of the
   connection's opening or of the last answer on it; a connection that has sent part of one
-  then is answered 408 and closed, an idle one is closed (as the keep-alive timer does);
+  then is answered 408 and closed, an idle one is closed (as the keep-alive timer does).
   That holds for a request answered before its body came (the body then starts the wait
   again), for one pipelined behind another (its body counts from the first's answer), and
   for a WebSocket upgrade whose head websockets refuses (answered 400 and closed: uvicorn
@@ -25,6 +25,7 @@ still open 30 s later. Now, in this process's HTTP protocol (uvicorn's httptools
 A trusted proxy's own address (`--forwarded-allow-ips`, uvicorn's 127.0.0.1 by default) is
 not capped: every visitor comes through it, and the app's per-address limits count each
 one behind it; the proxy caps its own (docs/deploy.md, "Limits per player and per address").
+With `--forwarded-allow-ips '*'` every peer is a trusted proxy, and none is capped here.
 """
 
 from __future__ import annotations
