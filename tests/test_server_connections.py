@@ -207,3 +207,33 @@ def test_an_upgrade_that_websockets_cannot_read_is_answered_and_closed(
                      b"Sec-WebSocket-Version: 13\r\n" + extra + b"\r\n")
         assert answer(sock)[0] == 400
         assert closed_by_server(sock, 2)
+
+
+BUDGET = 30
+
+
+@pytest.fixture
+def budgeted(tmp_path: Path) -> Iterator[ServerProcess]:
+    with running_server("sqlite", tmp_path,
+                        extra=["--limit", f"requests_per_address_10s={BUDGET}"]) as running:
+        yield running
+
+
+def test_an_address_over_its_budget_of_requests_is_told_when_to_come_back(
+        budgeted: ServerProcess) -> None:
+    """budget.py: one connection answered 5,000 pipelined requests in a second, and an
+    address with many connections took the server's CPU for itself."""
+    transport = httpx.HTTPTransport(local_address="127.0.0.2")
+    with httpx.Client(transport=transport, timeout=5, base_url=budgeted.url) as http:
+        answers = [http.get("/api/health").status_code for _ in range(BUDGET)]
+        assert answers == [200] * BUDGET
+        over = http.get("/api/tables")
+        assert over.status_code == 429
+        assert over.json()["code"] == "too_many_requests"
+        assert int(over.headers["retry-after"]) >= 1
+        assert "too many requests from your address" in over.json()["message"]
+    assert health_from(budgeted, "127.0.0.3") == 200  # another address has its own
+    for _ in range(BUDGET + 5):  # the machine's own address is not counted
+        assert health_from(budgeted, "127.0.0.1") == 200
+    time.sleep(10 / BUDGET * 2.5)  # the bucket refills: about one request per 0.33 s
+    assert health_from(budgeted, "127.0.0.2") == 200

@@ -40,6 +40,7 @@ from trusis.server.accounts import Accounts
 from trusis.server.address import client_address
 from trusis.server.balance import Balance
 from trusis.server.bodylimit import BodyLimit
+from trusis.server.budget import RequestBudget
 from trusis.server.cluster.owner import ClusterOwner
 from trusis.server.config import Settings, private_sqlite, secret_key
 from trusis.server.endcache import EndCache
@@ -190,6 +191,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(logs.LogContext)  # every line of a request has its id
     # Outermost: a cross-site request is refused before anything reads it.
     app.add_middleware(Guard, origins=settings.origins, secure_cookies=settings.secure_cookies)
+    # Before even that: an address over its budget of requests costs one answer (budget.py).
+    app.add_middleware(RequestBudget, per_10s=settings.limits.requests_per_address_10s)
 
     @app.get("/api/protocol.schema.json")
     async def protocol_schema() -> dict[str, Any]:

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-RateLimit = Literal["command", "chat", "login", "connections"]
+RateLimit = Literal["command", "chat", "login", "connections", "requests"]
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # `_created` series: noise here
 
@@ -65,7 +65,7 @@ class Figures:
                                   buckets=LATENCY_BUCKETS, registry=r)
         self.refused = Counter("trusis_rate_limited", "Requests refused by a rate limit.",
                                ["limit"], registry=r)
-        for limit in ("command", "chat", "login", "connections"):
+        for limit in ("command", "chat", "login", "connections", "requests"):
             self.refused.labels(limit)  # present at 0 from the start
         for answer in ("ack", "refused"):
             self.ack.labels(answer)

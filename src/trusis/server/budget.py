@@ -1,0 +1,55 @@
+"""How many HTTP requests one address may make: a budget per address, before anything else.
+
+Each request costs the server about a millisecond of CPU (the framework's layers, a sign-in
+looked up), and a listing more. A connection gets its turn beside every other one
+(inflow.py, connections.py), but an address with hundreds of connections asking as fast as
+it can took the server's CPU for itself (5,000 pipelined requests answered in a second on one
+connection). So each address has a bucket of `requests_per_address_10s` requests (600: ten
+people behind one address each loading a page of about fifty files at once), refilled at as
+many per 10 s; a request over it is answered 429 `too_many_requests` with `Retry-After`,
+before any other layer reads it. The address is the client's, behind a trusted proxy too
+(address.py). 127.0.0.1 and ::1 are the machine's own (its operator's tools, the test
+suite, the bench), and are not counted. WebSockets are bounded by their own limits (quota.py).
+"""
+
+from __future__ import annotations
+
+import orjson
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from trusis.server import metrics
+from trusis.server.address import address_key
+from trusis.server.httponly import HttpOnly
+from trusis.server.limits import PerAddress
+
+PERIOD_SECONDS = 10.0
+
+
+OWN = frozenset({"127.0.0.1", "::1"})
+"""The machine's own addresses: not counted."""
+
+
+class RequestBudget(HttpOnly):
+    """The outermost layer: counts each HTTP request against its address's bucket."""
+
+    def __init__(self, app: ASGIApp, per_10s: int) -> None:
+        self.app = app
+        self.buckets = PerAddress(per_10s, PERIOD_SECONDS)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        host = client[0] if client else ""
+        wait = 0.0 if host in OWN else self.buckets.take(address_key(host))
+        if wait <= 0:
+            await self.app(scope, receive, send)
+            return
+        if (figures := metrics.FIGURES) is not None:
+            figures.rate_limited("requests")
+        retry = max(1, round(wait))
+        body = orjson.dumps({
+            "code": "too_many_requests", "params": {"retry_after": retry},
+            "message": f"too many requests from your address: try again in {retry} s"})
+        await send({"type": "http.response.start", "status": 429, "headers": [
+            (b"content-type", b"application/json"), (b"retry-after", str(retry).encode()),
+            (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
