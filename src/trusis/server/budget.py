@@ -4,12 +4,13 @@ Each request costs the server about a millisecond of CPU (the framework's layers
 looked up), and a listing more. A connection gets its turn beside every other one
 (inflow.py, connections.py), but an address with hundreds of connections asking as fast as
 it can took the server's CPU for itself (5,000 pipelined requests answered in a second on one
-connection). So each address has a bucket of `requests_per_address_10s` requests (600: ten
-people behind one address each loading a page of about fifty files at once), refilled at as
-many per 10 s; a request over it is answered 429 `too_many_requests` with `Retry-After`,
-before any other layer reads it. The address is the client's, behind a trusted proxy too
-(address.py). 127.0.0.1 and ::1 are the machine's own (its operator's tools, the test
-suite, the bench), and are not counted. WebSockets are bounded by their own limits (quota.py).
+connection). So each address has a bucket of `requests_per_address_10s` requests (2,000: a
+class of thirty behind one school's address each loading a page of about fifty files at
+once), refilled at as many per 10 s; a request over it is answered 429 `too_many_requests`
+with `Retry-After`, before any other layer reads it. The address is the client's, behind a
+trusted proxy too (address.py). 127.0.0.1 and ::1 are the machine's own (its operator's
+tools, the test suite, the bench), and are not counted. WebSockets are bounded by their own
+limits (quota.py).
 """
 
 from __future__ import annotations

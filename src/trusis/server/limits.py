@@ -46,7 +46,7 @@ class Limits:
     connections_per_address: int = 500
     """Connections one address holds open at once, HTTP and WebSocket alike (not a trusted
     proxy's own: connections.py)."""
-    requests_per_address_10s: int = 600
+    requests_per_address_10s: int = 2000
     """HTTP requests one address may make at once, then as many per 10 s (budget.py)."""
     request_seconds: float = 20.0
     """How long a request may take to come whole, from the connection's opening or the last
