@@ -83,24 +83,38 @@ def countdown(page: Page) -> tuple[int, bool]:
     return int(minutes) * 60 + int(seconds), bool(urgent)
 
 
-def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> None:
-    """D22, R12: "Pass for this phase?" left open on Day 1 and "Sweep …?" left open on
-    Night 1 close with a note when the timer ends the phase; nothing is sent, and the table
-    answers clicks again at once."""
+def five_programs(server: Any, role: str, **options: Any
+                  ) -> tuple[list[Guest], list[Player], Guest, str]:
+    """A started table of five people, each a program over the WebSocket, and the one
+    dealt `role` handed over: (every guest, the other four programs, that one's guest, the
+    table's id). The browser plays that seat with its cookie (`as_guest`)."""
     guests = [Guest(server.url, name) for name in ("Ann", "Bea", "Cid", "Dot", "Eve")]
-    table_id = guests[0].create(seats=5, day_seconds=30, night_seconds=15)["id"]
+    table_id = guests[0].create(seats=5, day_seconds=30, night_seconds=15, **options)["id"]
     for guest in guests:
         guest.sit(table_id)
     guests[0].start(table_id)
     players = [Player(server, table_id, g.token) for g in guests]
     for player in players:
         player.until(lambda p: p.view is not None, 15)
-    sweeper = next(i for i, p in enumerate(players) if p.view and p.view["role"] == "SWEEPER")
-    players.pop(sweeper).close()
-    me = guests[sweeper]
+    mine = next(i for i, p in enumerate(players) if p.view and p.view["role"] == role)
+    players.pop(mine).close()
+    return guests, players, guests[mine], table_id
+
+
+def as_guest(browser: Any, server: Any, guest: Guest) -> Any:
+    """A desktop browser context signed in as `guest` (its session cookie)."""
     context = browser.new_context(viewport=DESKTOP, locale="en-GB")
     context.add_cookies([{"name": "trusis_session", "url": server.url,
-                          "value": me.http.cookies["trusis_session"]}])
+                          "value": guest.http.cookies["trusis_session"]}])
+    return context
+
+
+def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> None:
+    """D22, R12: "Pass for this phase?" left open on Day 1 and "Sweep …?" left open on
+    Night 1 close with a note when the timer ends the phase; nothing is sent, and the table
+    answers clicks again at once."""
+    guests, players, me, table_id = five_programs(server, "SWEEPER")
+    context = as_guest(browser, server, me)
     watched = Watched(context)
     page = watched.page
     try:
@@ -582,20 +596,9 @@ def test_a_seat_with_nothing_to_choose_passes_without_being_asked(server, browse
     the browser playing a Human and programs that only pass the others (no vote, no kill:
     the night comes, and the Human is alive in it): its Pass at night passes at once. A seat
     with a choice is still asked (Day 1 here; the Sweeper in the test of D22 above)."""
-    guests = [Guest(server.url, name) for name in ("Ann", "Bob", "Cid", "Dee", "Eve")]
-    table_id = guests[0].create(seats=5, set={"custom": {"TRUSIS": 1}}, day_seconds=30,
-                                night_seconds=15)["id"]
-    for guest in guests:
-        guest.sit(table_id)
-    guests[0].start(table_id)
-    players = [Player(server, table_id, g.token) for g in guests]
-    for player in players:
-        player.until(lambda p: p.view is not None, 15)
-    human = next(i for i, p in enumerate(players) if p.view and p.view["role"] == "HUMAN")
-    players.pop(human).close()
-    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
-    context.add_cookies([{"name": "trusis_session", "url": server.url,
-                          "value": guests[human].http.cookies["trusis_session"]}])
+    guests, players, me, table_id = five_programs(server, "HUMAN",
+                                                  set={"custom": {"TRUSIS": 1}})
+    context = as_guest(browser, server, me)
     watched = Watched(context)
     page = watched.page
     try:
