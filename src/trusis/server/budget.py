@@ -15,11 +15,12 @@ limits (quota.py).
 
 from __future__ import annotations
 
-import orjson
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from trusis.server import metrics
 from trusis.server.address import address_key
+from trusis.server.errors import LobbyError
 from trusis.server.httponly import HttpOnly
 from trusis.server.limits import PerAddress
 
@@ -47,10 +48,8 @@ class RequestBudget(HttpOnly):
         if (figures := metrics.FIGURES) is not None:
             figures.rate_limited("requests")
         retry = max(1, round(wait))
-        body = orjson.dumps({
-            "code": "too_many_requests", "params": {"retry_after": retry},
-            "message": f"too many requests from your address: try again in {retry} s"})
-        await send({"type": "http.response.start", "status": 429, "headers": [
-            (b"content-type", b"application/json"), (b"retry-after", str(retry).encode()),
-            (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        refusal = LobbyError(429, "too_many_requests", "too many requests from your address: "
+                             f"try again in {retry} s", retry_after=retry)
+        answer = JSONResponse(refusal.body(), status_code=refusal.status,
+                              headers=refusal.headers)  # as the app answers a LobbyError
+        await answer(scope, receive, send)

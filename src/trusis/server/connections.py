@@ -43,6 +43,7 @@ from uvicorn.server import ServerState
 
 from trusis.server import metrics
 from trusis.server.address import address_key
+from trusis.server.errors import LobbyError
 
 log = logging.getLogger("trusis.server")
 RETRY_SECONDS = 20
@@ -74,10 +75,9 @@ class Counts:
 def refusal(cap: int) -> bytes:
     """The whole HTTP answer to a connection one too many (the API's shape: `{code, params,
     message}`), written before the request is read: it is all the connection gets."""
-    body = orjson.dumps({
-        "code": "too_many_connections", "params": {"limit": cap},
-        "message": f"too many connections from your address (at most {cap}): close some "
-                   "tabs or programs and try again"})
+    body = orjson.dumps(LobbyError(
+        429, "too_many_connections", f"too many connections from your address (at most "
+        f"{cap}): close some tabs or programs and try again", limit=cap).body())
     return (b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n"
             b"retry-after: %d\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%b"
             % (RETRY_SECONDS, len(body), body))
@@ -85,9 +85,8 @@ def refusal(cap: int) -> bytes:
 
 def too_slow() -> bytes:
     """The answer to a connection whose request did not come whole in time."""
-    body = orjson.dumps({
-        "code": "request_timeout", "params": {},
-        "message": "the request took too long to arrive: try again"})
+    body = orjson.dumps(LobbyError(
+        408, "request_timeout", "the request took too long to arrive: try again").body())
     return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
             b"connection: close\r\ncontent-length: %d\r\n\r\n%b" % (len(body), body))
 
