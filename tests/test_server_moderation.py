@@ -117,6 +117,30 @@ def test_reports_for_moderators_hold_only_what_the_reporter_read(
         table.close()
 
 
+def test_host_reads_reports_without_whispers_between_other_seats(
+        server: ServerProcess) -> None:
+    """R50, D35: the table's host — a player of the running game — reads its reports with
+    only the lines the host's own seat could read: the reporter's whispers with a third
+    seat stay for moderators."""
+    table = people(server, 5)
+    try:
+        said = {(2, 3): "W23-marker", (3, 2): "W32-marker", (2, 1): "W21-marker",
+                (2, None): "hello all"}
+        for (seat, to), text in said.items():
+            body = {"do": "say", "text": text, **({"to": to} if to else {})}
+            assert command(table.conns[seat], **body)["type"] == "ack"
+        table.barrier()
+        assert table.guests[2].http.post(f"/api/tables/{table.id}/reports",
+                                         json={"seat": 4, "reason": "spam"}).status_code == 201
+        reply = table.guests[1].http.get(f"/api/tables/{table.id}/reports")  # Ann hosts
+        assert reply.status_code == 200
+        (found,) = reply.json()["reports"]
+        assert [line["text"] for line in found["chat"]] == ["W21-marker", "hello all"]
+        assert "W23-marker" not in reply.text and "W32-marker" not in reply.text
+    finally:
+        table.close()
+
+
 def test_warning_is_seen_once(server: ServerProcess) -> None:
     mod, _ = account(server.url, "Mod")
     grant(server, "Mod", "moderator")

@@ -128,7 +128,7 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
 
 @router.get("/tables/{table_id}/reports")
 async def reports(table_id: str, request: Request) -> dict[str, Any]:
-    """The reports of a table, for its host only."""
+    """The reports of a table, for its host only, with no line the host could not read."""
     player = await deps.identity(request).player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
@@ -138,7 +138,16 @@ async def reports(table_id: str, request: Request) -> dict[str, Any]:
     async with deps.store(request).engine.connect() as conn:
         rows = (await conn.execute(select(r).where(r.c.table_id == room.id)
                                    .order_by(r.c.at))).mappings().all()
-    return {"reports": [{**dict(row), "chat": json.loads(row["chat"])} for row in rows]}
+    seat = room.lobby.seat_of(player.id)
+    return {"reports": [{**dict(row), "chat": _readable_by(seat, json.loads(row["chat"]))}
+                        for row in rows]}
+
+
+def _readable_by(seat: int | None, chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lines of a report's excerpt that `seat` could read itself (R50): the host is a
+    player of the game, and a reporter's whispers with a third seat are for moderators
+    only (D35)."""
+    return [line for line in chat if "to" not in line or seat in (line["from"], line["to"])]
 
 
 @router.get("/me/data")
