@@ -118,7 +118,9 @@ def _play_on(player: Player) -> None:
 def test_a_finished_record_keeps_refusals_and_each_copy_its_own_whispers(
         server: ServerProcess) -> None:
     """D16, R50: a whisper is in the copies of its sender and recipient only, the host's
-    included only as a seat; refused actions are in every copy (docs/record.md)."""
+    included only as a seat; refused actions are in every copy (docs/record.md), but a
+    refused message, which reached nobody, is in none, and after the end a refused
+    action is answered and not kept (D39)."""
     ann, bob, cid = (Guest(server.url, n) for n in ("Ann", "Bob", "Cid"))
     table = ann.create(seats=5, day_seconds=60, night_seconds=30)
     tid = table["id"]
@@ -129,12 +131,17 @@ def test_a_finished_record_keeps_refusals_and_each_copy_its_own_whispers(
     players[0].until(lambda p: p.view is not None)
     assert players[0].command(do="vote", target=1)["code"] == "target_self"
     assert players[0].command(do="say", text="secret", to=2)["type"] == "ack"
+    assert players[0].command(do="say", text="to-myself", to=1)["type"] == "refused"
     threads = [threading.Thread(target=_play_on, args=(p,)) for p in players]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert all(p.view is not None and p.view["status"] == "finished" for p in players)
+    kept = len(ann.http.get(f"/api/tables/{tid}/record").json()["actions"])
+    for _ in range(3):
+        assert players[1].command(do="vote", target=1)["type"] == "refused"
+    assert players[1].command(do="say", text="gg")["type"] == "ack"  # chat stays open (D21)
 
     def actions(guest: Guest) -> list[dict[str, object]]:
         reply = guest.http.get(f"/api/tables/{tid}/record")
@@ -148,6 +155,9 @@ def test_a_finished_record_keeps_refusals_and_each_copy_its_own_whispers(
     assert whisper not in copies["Cid"]  # a spectator's copy: not even that it was sent
     assert all(refused in copy for copy in copies.values())
     assert [a for a in copies["Ann"] if a != whisper] == copies["Cid"]
+    assert all("to-myself" not in str(copy) for copy in copies.values())
+    assert len(copies["Cid"]) == kept  # the whisper out, the "gg" in
+    assert copies["Cid"][-1] == {"seat": 2, "do": "say", "text": "gg"}
     for player in players:
         player.close()
 

@@ -71,6 +71,35 @@ def test_an_action_that_is_not_well_formed_for_the_table_is_refused_and_not_reco
     assert table.record.actions == []
 
 
+def test_a_refused_message_is_not_recorded_R50() -> None:
+    """A message the rules refuse reached nobody (R50, D9): a record keeps no text that
+    nobody read, so no copy of it can carry one to its would-be recipient."""
+    table = Table(NAMES, seed=3)
+    outcome = table.submit(Action("say", 2, text="psst", to=2), 1.0)  # to oneself (D9)
+    assert outcome.refusal is not None and outcome.index is None
+    assert table.record.actions == []
+
+
+def test_D39_after_the_end_a_refused_action_is_not_recorded() -> None:
+    table = _played()
+    assert not table.state.running
+    kept = len(table.record.actions)
+    outcome = table.submit(Action("vote", 1, target=2), 2e5)
+    assert outcome.refusal is not None and outcome.index is None
+    assert table.submit(Action("say", 1, text="gg"), 2e5 + 1).index == kept  # D21
+    assert len(table.record.actions) == kept + 1
+
+
+def test_D39_a_record_that_kept_such_actions_still_loads_whole() -> None:
+    """Records stored before D39 keep their refusals after the end: a restore rebuilds
+    the record action for action, so the stored actions' positions stay its own."""
+    played = _played().record.to_dict()
+    played["actions"] += [{"seat": 1, "do": "vote", "target": 2, "t": 2e5},
+                          {"seat": 2, "do": "say", "text": "x", "to": 2, "t": 2e5}]
+    record = load_record(json.dumps(played))
+    assert len(Table.from_record(record).record.actions) == len(played["actions"])
+
+
 def test_the_record_keeps_times_so_statistics_have_a_clock() -> None:
     table = _played()
     data = table.record.to_dict()

@@ -9,9 +9,10 @@ may now read.
 Three facts it keeps together, and why:
 
 - **The record** (`Record`): every well-formed action in order, with its time,
-  refused ones included — replaying a refused action refuses it again and
-  changes nothing, and statistics count refusals (`refused_actions`) and time
-  (`pass_seconds`, `game_seconds`).
+  refused ones included (but messages, and anything after the end: D39) —
+  replaying a refused action refuses it again and changes nothing, and
+  statistics count refusals (`refused_actions`) and time (`pass_seconds`,
+  `game_seconds`).
 - **The log**: every event in order, internal ones included (statistics read
   them; no seat ever does: `Event.visible_to` is False for them).
 - **Each seat's stream**: the events that seat may see, numbered 1, 2, … in
@@ -27,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from trusis.rules.actions import Action
+from trusis.rules.actions import SAY, Action
 from trusis.rules.engine import apply
 from trusis.rules.errors import IllegalAction, RecordError
 from trusis.rules.events import Event
@@ -82,6 +83,7 @@ class Table(Game):
         self.log: list[Event] = []
         self.log_times: list[float | None] = []  # when each event of the log happened
         self._streams: dict[int, _Stream] = {}
+        self._restoring = False  # `from_record`: every action given is kept
         if started_at is not None:
             self.record.extra["started_at"] = started_at
 
@@ -97,8 +99,10 @@ class Table(Game):
                     started if isinstance(started, (int, float)) else None)
         table.record.extra.update(record.extra)
         times = list(record.times) + [None] * (len(record.actions) - len(record.times))
+        table._restoring = True
         for action, t in zip(record.actions, times, strict=False):
             table.submit(action, t)
+        table._restoring = False
         return table
 
     # -- playing ----------------------------------------------------------
@@ -118,7 +122,8 @@ class Table(Game):
             refusal = None
         except IllegalAction as err:
             events, refusal = [], err
-        index = self._keep(action, t) if refusal is None or self._well_formed(action) else None
+        index = self._keep(action, t) if refusal is None or self._kept_refused(
+            action, was_running) else None
         self.log.extend(events)
         self.log_times.extend([t] * len(events))
         # The end happens once: an action after it (a "gg" in the chat) ends nothing.
@@ -140,6 +145,17 @@ class Table(Game):
         record.actions.append(action)
         record.times.append(t)
         return len(record.actions) - 1
+
+    def _kept_refused(self, action: Action, was_running: bool) -> bool:
+        """Whether a refused `action` is kept, so that the record says what each seat
+        tried. Not a message (R50: it reached nobody, and a copy of the record must not
+        carry its text to its would-be recipient), nor anything after the end (D39:
+        nothing is tried in a game that is over, and a record must not grow without
+        bound), nor what would not load again. A restore keeps what it is given: the
+        stored actions' positions are the record's own."""
+        if self._restoring:
+            return True
+        return action.do != SAY and was_running and self._well_formed(action)
 
     def _well_formed(self, action: Action) -> bool:
         """Whether `action` would load again from the exported record."""
