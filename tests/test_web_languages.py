@@ -35,6 +35,8 @@ def test_french_then_italian_on_a_phone(server, browser) -> None:
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
         shot(page, "lobby-phone", full_page=True)
         table_id = create_table(page, 8)
+        made = helper.guest.http.get(f"/api/tables/{table_id}").json()
+        assert made["options"]["lang"] == "fr"  # its bots chat in French (docs/bots.md)
         sit_and_fill(page, table_id, helper.guest)
         start(page)
         helper.connect(table_id)

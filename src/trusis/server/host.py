@@ -112,7 +112,8 @@ class GameHost:
         now = time.time()
         self.bots = BotPlay(self.table, pace, self.phase_seconds(), random.Random(seed))
         for number, kind in self.lobby.bot_seats():
-            self.bots.seat(number, create_bot(kind, number, secrets.randbits(31)), now)
+            self.bots.seat(number, create_bot(kind, number, secrets.randbits(31),
+                                              self.lobby.options.lang), now)
         self.bots.new_phase(now, self.phase_seconds())
 
     def replace_table(self, table: Table) -> None:

@@ -37,10 +37,12 @@ class TableIn(_Body):
     private: bool = False
     bots_take_over: bool = True
     grace_seconds: Annotated[int, Field(ge=GRACE_SECONDS[0], le=GRACE_SECONDS[1])] = 60
+    lang: Literal["en", "fr", "it"] = Field(
+        "en", description="the table's language (its host's page's): its bots speak it")
 
     def options(self) -> TableOptions:
         return TableOptions(self.seats, self.set.counts(), self.day_seconds, self.night_seconds,
-                            self.private, self.bots_take_over, self.grace_seconds)
+                            self.private, self.bots_take_over, self.grace_seconds, self.lang)
 
 
 class SetCheckIn(_Body):

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, fields
 from typing import Any
 
+from trusis.rules.i18n import LANGUAGES
 from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS
 from trusis.rules.setup import check_custom_set, check_player_count, deal_roles
 from trusis.rules.state import COMPOSITION_ORDER
@@ -29,6 +30,9 @@ class TableOptions:
     private: bool = False
     bots_take_over: bool = True
     grace_seconds: int = 60
+    lang: str = "en"
+    """The table's language: the one its host's page had. Its bots speak it (docs/bots.md),
+    and the lobby shows it."""
 
     def check(self) -> None:
         """Raise `SetupError` (R1, R4–R6: the engine's codes) for a table that cannot start."""
@@ -61,8 +65,13 @@ class TableOptions:
         return cls(seats=int(data["seats"]), custom=dict(custom) if custom is not None else None,
                    day_seconds=int(data["day_seconds"]), night_seconds=int(data["night_seconds"]),
                    private=bool(data["private"]), bots_take_over=bool(data["bots_take_over"]),
-                   grace_seconds=int(data["grace_seconds"]))
+                   grace_seconds=int(data["grace_seconds"]),
+                   lang=_language(data.get("lang")))  # tables made before it: English
 
+
+
+def _language(value: Any) -> str:
+    return value if isinstance(value, str) and value in LANGUAGES else "en"
 
 
 _PUBLIC_FIELDS = tuple(item.name for item in fields(TableOptions) if item.name != "custom")

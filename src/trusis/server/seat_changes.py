@@ -51,7 +51,8 @@ async def to_bot(room: Room, seat: int, name: str, kind: str) -> None:
     await room.store.set_bot_seat(room.id, seat, kind, name, room.fence)
     room.lobby.to_bot(seat, name, kind)
     if room.host is not None and room.host.bots is not None:
-        room.host.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31)), time.time())
+        room.host.bots.seat(seat, create_bot(kind, seat, secrets.randbits(31),
+                                             room.lobby.options.lang), time.time())
 
 
 async def to_person(room: Room, seat: int, kind: SeatKind, name: str, player_id: str) -> None:

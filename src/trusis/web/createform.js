@@ -4,7 +4,7 @@
 
 import { fill, h } from "./dom.js";
 import { post } from "./api.js";
-import { allRoles, capital, roleName, t } from "./i18n.js";
+import { allRoles, capital, lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
 
@@ -144,6 +144,7 @@ export class CreateForm {
       private: this.private.checked,
       bots_take_over: this.takeover.checked,
       grace_seconds: Number(this.grace.value),
+      lang: lang(), // its bots speak it (docs/bots.md)
     };
     this.submitBtn.disabled = true;
     try {
