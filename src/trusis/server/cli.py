@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import make_url
 
-from trusis.server.config import Settings, default_database_url
+from trusis.server import onefile
+from trusis.server.config import Settings, default_database_url, sqlite_file
 from trusis.server.logs import LogFormat
 from trusis.server.transport import DEFAULT_COMPRESSION, Compression
 
@@ -107,6 +108,12 @@ def serve_command(
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
     settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
                               f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
+    if (path := sqlite_file(settings.database_url)) is not None:
+        try:
+            held = onefile.hold(path)  # noqa: F841 - kept open while the server runs
+        except onefile.FileInUse as err:
+            typer.echo(f"trusis serve: {err.sentence()}", err=True)
+            raise typer.Exit(2) from None
     run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips,
         ws_compression)
 

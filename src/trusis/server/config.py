@@ -39,15 +39,21 @@ def private_file(path: Path) -> None:
                 path.chmod(0o600)
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite database URL (None: another database, memory, or a URI)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    if parsed.database.startswith("file:"):
+        return None  # a URI names its own options
+    return Path(parsed.database)
+
+
 def private_sqlite(url: str) -> None:
     """An SQLite database file is created 0600 before SQLite opens it: its journal and
     shared-memory files (-wal, -shm) then take the same mode."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return
-    if parsed.database.startswith("file:"):
-        return  # a URI names its own options
-    private_file(Path(parsed.database))
+    if (path := sqlite_file(url)) is not None:
+        private_file(path)
 
 
 def default_database_url() -> str:
