@@ -120,7 +120,7 @@ def test_a_finished_record_keeps_refusals_and_each_copy_its_own_whispers(
     """D16, R50: a whisper is in the copies of its sender and recipient only, the host's
     included only as a seat; refused actions are in every copy (docs/record.md), but a
     refused message, which reached nobody, is in none, and after the end a refused
-    action is answered and not kept (D39)."""
+    action is answered and not kept (D42)."""
     ann, bob, cid = (Guest(server.url, n) for n in ("Ann", "Bob", "Cid"))
     table = ann.create(seats=5, day_seconds=60, night_seconds=30)
     tid = table["id"]

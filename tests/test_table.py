@@ -80,7 +80,7 @@ def test_a_refused_message_is_not_recorded_R50() -> None:
     assert table.record.actions == []
 
 
-def test_D39_after_the_end_a_refused_action_is_not_recorded() -> None:
+def test_D42_after_the_end_a_refused_action_is_not_recorded() -> None:
     table = _played()
     assert not table.state.running
     kept = len(table.record.actions)
@@ -90,8 +90,8 @@ def test_D39_after_the_end_a_refused_action_is_not_recorded() -> None:
     assert len(table.record.actions) == kept + 1
 
 
-def test_D39_a_record_that_kept_such_actions_still_loads_whole() -> None:
-    """Records stored before D39 keep their refusals after the end: a restore rebuilds
+def test_D42_a_record_that_kept_such_actions_still_loads_whole() -> None:
+    """Records stored before D42 keep their refusals after the end: a restore rebuilds
     the record action for action, so the stored actions' positions stay its own."""
     played = _played().record.to_dict()
     played["actions"] += [{"seat": 1, "do": "vote", "target": 2, "t": 2e5},

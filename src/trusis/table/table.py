@@ -9,7 +9,7 @@ may now read.
 Three facts it keeps together, and why:
 
 - **The record** (`Record`): every well-formed action in order, with its time,
-  refused ones included (but messages, and anything after the end: D39) —
+  refused ones included (but messages, and anything after the end: D42) —
   replaying a refused action refuses it again and changes nothing, and
   statistics count refusals (`refused_actions`) and time (`pass_seconds`,
   `game_seconds`).
@@ -149,7 +149,7 @@ class Table(Game):
     def _kept_refused(self, action: Action, was_running: bool) -> bool:
         """Whether a refused `action` is kept, so that the record says what each seat
         tried. Not a message (R50: it reached nobody, and a copy of the record must not
-        carry its text to its would-be recipient), nor anything after the end (D39:
+        carry its text to its would-be recipient), nor anything after the end (D42:
         nothing is tried in a game that is over, and a record must not grow without
         bound), nor what would not load again. A restore keeps what it is given: the
         stored actions' positions are the record's own."""
