@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from serverplay import close_code
-from serverproc import Guest, Player, running_server
+from serverproc import Guest, Player, ServerProcess, running_server
 from trusis.server.protocol import outbound
 from trusis.server.seat import Reservation, held_for_another, reserved_entry
 
@@ -268,3 +268,45 @@ def test_who_may_propose_the_host_at_once_a_seats_holder_after_a_minute_D_R1() -
     with pytest.raises(LobbyError) as running:
         may_propose(room, ann, end + 1)  # type: ignore[arg-type]
     assert running.value.code == "not_finished"
+
+
+def proposed_rematch(server: ServerProcess, others: tuple[str, ...] = ("Ann",)
+                     ) -> tuple[Guest, list[Guest], str]:
+    """A game of Hostess (seat 1), `others` (the next seats) and bots, played to its end,
+    and its rematch proposed by Hostess: the host, the others and the new table's id."""
+    host = Guest(server.url, "Hostess")
+    people = [Guest(server.url, n) for n in others]
+    old = host.create(seats=5, day_seconds=60, night_seconds=30)["id"]
+    host.sit(old, 1)
+    for number, guest in enumerate(people, start=2):
+        guest.sit(old, number)
+    host.bots(old, 4 - len(people))
+    host.start(old)
+    players = [Player(server, old, g.token) for g in (host, *people)]
+    play_to_the_end(players)
+    for p in players:
+        p.close()
+    proposed = host.http.post(f"/api/tables/{old}/rematch")
+    assert proposed.status_code == 200, proposed.text
+    return host, people, str(proposed.json()["table"]["id"])
+
+
+def test_D19_D39_sitting_elsewhere_gives_up_the_seat_kept_for_you(
+        server: ServerProcess) -> None:
+    """D39: a player holds one seat at a table. Ann, whose seat 2 the rematch keeps, takes a
+    bot's seat instead: seat 2 is no longer kept (anyone may sit there), and accepting
+    afterwards answers her one seat."""
+    host, (ann,), new = proposed_rematch(server)
+    seats = {s["seat"]: s for s in ann.http.get(f"/api/tables/{new}").json()["seats"]}
+    assert seats[2]["kind"] == "reserved" and seats[2]["for_you"]
+    assert ann.sit(new, 4) == 4
+    seats = {s["seat"]: s for s in ann.http.get(f"/api/tables/{new}").json()["seats"]}
+    assert seats[2]["kind"] is None and seats[4]["you"], seats
+    assert [n for n, s in seats.items() if s.get("you")] == [4]
+    accepted = ann.http.post(f"/api/tables/{new}/rematch/accept")
+    assert accepted.status_code == 200 and accepted.json()["seat"] == 4, accepted.text
+    cid = Guest(server.url, "Cid")
+    assert cid.sit(new, 2) == 2
+    host.close()
+    ann.close()
+    cid.close()

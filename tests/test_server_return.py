@@ -129,6 +129,50 @@ def test_R52_D31_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> 
     watcher.close()
 
 
+def test_D29_D39_a_player_whose_seat_a_bot_plays_claims_no_second_seat(
+        server: ServerProcess) -> None:
+    """Finding 1 (f_two_seats_via_claim.py): the host, whose own seat a bot took over when
+    her grace period ran out (still hers, D29), made a claim link for the seat Bob left and
+    claimed it herself; opening the table then gave her own seat back too: two seats, and
+    Bob's role. Now the claim is refused, `already_seated` naming her seat, the link still
+    seats someone else, and opening the table gives her her own seat only (D39)."""
+    host = Guest(server.url, "Host")  # sits at 1 and does not connect: a bot takes over
+    others = [Guest(server.url, n) for n in ("Bob", "Dee", "Eve", "Fay")]
+    tid = host.create(seats=5, day_seconds=3600, night_seconds=1800,
+                      grace_seconds=GRACE)["id"]
+    host.sit(tid, 1)
+    for guest in others:
+        guest.sit(tid)
+    host.start(tid)
+    conns = [Conn(server, tid, g.token).open() for g in others[1:]]  # they play on
+    bob = others[0]
+    conn = Conn(server, tid, bob.token).open()
+    conn.until(lambda c: c.view is not None and c.view["players"][0]["bot"], GRACE + 15)
+    bobs_role = conn.role
+    assert conn.command(do="leave")["type"] == "ack"
+    conn.close()
+    link = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+    assert link.status_code == 200, link.text
+    claimed = host.http.post(f"/api/tables/{tid}/claim", json={"code": link.json()["claim"]})
+    assert claimed.status_code == 409, claimed.text
+    assert claimed.json()["code"] == "already_seated"
+    assert claimed.json()["params"]["seat"] == 1, claimed.json()
+    info = host.http.get(f"/api/tables/{tid}").json()
+    assert [s["seat"] for s in info["seats"] if s.get("you")] == []
+    assert info["seats"][1]["departed"] is True and info["seats"][1]["kind"] == "person"
+    back = Conn(server, tid, host.token).open()  # D29: her own seat, and only that
+    assert back.seat == 1 and not back.me["bot"]
+    info = host.http.get(f"/api/tables/{tid}").json()
+    assert [s["seat"] for s in info["seats"] if s.get("you")] == [1]
+    cid = Guest(server.url, "Cid")  # the refusal spent nothing: the link seats Cid
+    taken = cid.http.post(f"/api/tables/{tid}/claim", json={"code": link.json()["claim"]})
+    assert taken.status_code == 200 and taken.json()["seat"] == 2, taken.text
+    seated = Conn(server, tid, cid.token).open()
+    assert seated.seat == 2 and seated.role == bobs_role
+    for other in (seated, back, *conns):
+        other.close()
+
+
 def test_D32_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProcess) -> None:
     host, bob, tid, _ = started(server)
     watcher = Conn(server, tid, host.token).open()

@@ -72,12 +72,14 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
 
 def returnable(room: Room, player_id: str) -> int | None:
     """The departed seat `player_id` gets back by coming back (D29): theirs, left by its
-    grace period running out (not on purpose: D31), while the game runs."""
+    grace period running out (not on purpose: D31), while the game runs — and never a
+    second seat (D39: one seat a player)."""
     table = room.host.table if room.host else None
     if table is None or not table.state.running:
         return None
     lobby = room.lobby
-    for number, held in lobby.seats.items():
-        if held.player_id == player_id and number not in lobby.quit and departed(table, number):
-            return number
-    return None
+    mine = lobby.owned_by(player_id)
+    if len(mine) != 1:  # no seat here, or (never, D39) two: nothing comes back
+        return None
+    number = mine[0]
+    return number if number not in lobby.quit and departed(table, number) else None

@@ -62,6 +62,12 @@ class LobbyState:
                 return number
         return None
 
+    def owned_by(self, player_id: str | None) -> list[int]:
+        """Every seat that is `player_id`'s: the one they play and the one a bot plays for
+        them (D29). One at most (D39): each way to a seat checks it."""
+        return [n for n, s in sorted(self.seats.items())
+                if player_id is not None and s.player_id == player_id]
+
     def holding(self, seat: int, table: Table | None) -> Holding | None:
         """Who plays `seat` now (None: nobody sits there, before the start)."""
         held = self.seats.get(seat)

@@ -28,6 +28,12 @@ from trusis.server.timers import start_timers
 from trusis.table.table import Table
 
 
+def already_seated(seat: int) -> LobbyError:
+    """D39: a player holds one seat at a table, also while a bot plays it for them (D29)."""
+    return LobbyError(409, "already_seated", f"you already have seat {seat} at this table: "
+                      "one player plays one seat", seat=seat)
+
+
 def setup_refusal(err: SetupError) -> LobbyError:
     """The engine's R1/R4–R6 refusal as a lobby answer, with its code and parameters."""
     return LobbyError(422, f"setup.{err.code}", str(err), **err.params)
@@ -85,6 +91,8 @@ class Seating:
             if current is not None:
                 await seat_changes.free(room, current)
             await seat_changes.sit(room, number, Seat("person", player.name, player.id))
+            # One seat a player (D39): a seat a rematch kept for them is given up (D19).
+            await seat_changes.let_go(room, room.lobby.kept_seats(player.id))
         room.broadcast_table()
         return number
 
@@ -225,8 +233,11 @@ class Seating:
         seat = room.lobby.claimable(code)
         if seat is None:
             raise LobbyError(404, "no_such_claim", "this link is not (or no longer) valid")
-        if room.lobby.seat_of(player.id) not in (None, seat):  # your own departed seat: D31
-            raise LobbyError(409, "already_seated", "you already have a seat at this table")
+        # Your own departed seat may be claimed (D31); any other seat of yours — one a bot
+        # plays while you are away (D29) too — means this would be a second one (D39).
+        other = next((n for n in room.lobby.owned_by(player.id) if n != seat), None)
+        if other is not None:
+            raise already_seated(other)
         self._departed(room, seat)
         refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
                                        if n != seat))  # D20
