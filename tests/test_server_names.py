@@ -90,6 +90,61 @@ def test_a_name_confusable_with_another_seat_is_refused(server: ServerProcess) -
     ann.close()
 
 
+LOOK_ALIKES = [
+    ("Lucy", "Lu\u03f2y"),  # GREEK LUNATE SIGMA SYMBOL: NFKC made it a sigma
+    ("Carl", "\u03f9arl"),  # its capital
+    ("Alf", "Al\u017f"),  # LATIN SMALL LETTER LONG S, drawn as an f: NFKC made it an s
+    ("Will", "Wi\uffe8l"),  # HALFWIDTH FORMS LIGHT VERTICAL, drawn as an l
+    ("Circe", "\u24b8irce"),  # CIRCLED C: "C" to NFKC, "©" to the data; both count
+]
+
+
+@pytest.mark.parametrize(("real", "fake"), LOOK_ALIKES)
+def test_D20_letters_that_nfkc_turned_into_others_still_look_alike(
+        server: ServerProcess, real: str, fake: str) -> None:
+    """Finding 2a (f_lookalike_lunate_sigma.py): "Luϲy" sat beside "Lucy" and "Ϲarl"
+    beside "Carl", while Cyrillic "Luсy" was refused: the skeleton took NFKC before the
+    confusables, and NFKC turns these into letters the data does not fold to "c", "f" or
+    "l". Either order now finds them alike, whoever sits second."""
+    host = Guest(server.url, f"Host of {real}")
+    table = host.create(seats=6)["id"]
+    first, second = Guest(server.url, real), Guest(server.url, fake)
+    assert first.sit(table) == 1
+    reply = second.http.post(f"/api/tables/{table}/seats", json={})
+    assert reply.status_code == 409, (real, fake, reply.text)
+    assert reply.json()["code"] == "name_confusable" and reply.json()["params"]["other"] == real
+    other = host.create(seats=6)["id"]  # the other way round
+    assert second.sit(other) == 1
+    reply = first.http.post(f"/api/tables/{other}/seats", json={})
+    assert reply.status_code == 409 and reply.json()["code"] == "name_confusable", reply.text
+    for guest in (host, first, second):
+        guest.close()
+
+
+def test_D20_every_confusable_of_a_latin_letter_or_digit_looks_like_it() -> None:
+    """The scan behind finding 2a, over all of UTS #39's data and NFKC: every character
+    that either says is drawn as a Latin letter or digit gives the name that letter would
+    (between two letters: "x?x"); before, six escaped (U+03F2, U+03F9, U+017F, U+02DB,
+    U+037A, U+FFE8) and names held them unnoticed."""
+    import unicodedata
+
+    from confusable_homoglyphs.confusables import confusables_data
+
+    from trusis.server.names import look_alike, prototype
+
+    def latin(text: str) -> bool:
+        return bool(text) and all(c.isascii() and c.isalnum() for c in text)
+
+    pairs = [(c, prototype(c)) for c in confusables_data
+             if len(c) == 1 and latin(prototype(c))]
+    pairs += [(c, unicodedata.normalize("NFKC", c)) for c in map(chr, range(0x80, 0x30000))
+              if len(unicodedata.normalize("NFKC", c)) == 1
+              and latin(unicodedata.normalize("NFKC", c))]
+    assert len(pairs) > 1000
+    missed = [f"U+{ord(c):04X}->{p}" for c, p in pairs if not look_alike(f"x{c}x", f"x{p}x")]
+    assert missed == []
+
+
 def test_a_bot_gives_way_to_a_person_of_the_same_name(server: ServerProcess) -> None:
     """D20: bots never hold a name like a person's; one that did takes another when the
     person sits down (the person keeps theirs)."""

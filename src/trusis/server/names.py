@@ -10,14 +10,15 @@ cannot see or tell apart (D20 in docs/rules.md):
 - a player's name that looks like a seat's label ("seat 3", "Siège 3");
 - at one table, a name confusable with another seat's ("Воb" in Cyrillic beside
   "Bob", "BOB" beside "Bob"): compared by their Unicode confusable skeletons
-  (UTS #39, from the data of `confusable_homoglyphs`), case folded.
+  (UTS #39, from the data of `confusable_homoglyphs`), case folded, the data's folding
+  taken both before and after NFKC (`skeletons`): either order alone lets some through.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from confusable_homoglyphs.confusables import confusables_data
 
@@ -64,18 +65,34 @@ def _mapped(text: str) -> str:
         prototype(c) for c in unicodedata.normalize("NFD", text)))
 
 
-def skeleton(name: str) -> str:
+def skeleton(name: str, data_first: bool = True) -> str:
     """What a name looks like: compatibility forms unfolded (full-width "Ｂｏｂ"), confusable
     characters folded to one, accents and other combining marks, small capitals, case,
-    spaces and punctuation dropped ("Boḅ", "ʙob", "B o b.", "BOB"); two names with the
-    same skeleton are refused side by side."""
-    text = _mapped(unicodedata.normalize("NFKC", name))
+    spaces and punctuation dropped ("Boḅ", "ʙob", "B o b.", "BOB").
+
+    `data_first` folds UTS #39's confusables before NFKC: NFKC alone turns "ϲ" (U+03F2,
+    drawn as "c") into a sigma and "ſ" into "s", which the data then no longer finds
+    like "c" and "f" (D20). The other order is kept too (`skeletons`): "ⓒ" is "C" to NFKC
+    but "©" to the data, and a name must not slip between the two."""
+    text = _mapped(name) if data_first else name
+    text = _mapped(unicodedata.normalize("NFKC", text))
     text = "".join(_small_capital(c) for c in text if unicodedata.category(c) != "Mn")
     kept = "".join(c for c in _mapped(text.casefold())
                    if unicodedata.category(c)[0] in "LN" and unicodedata.category(c) != "Mn")
     # "I" is drawn like "l" (the data folds it there) while "i" is not: one letter for the
     # three, so that "WIM" is "Wim" and "AIice" is "Alice".
     return kept.replace("i", "l") or name.casefold()  # signs only ("???"): its own look
+
+
+@lru_cache(maxsize=4096)  # the bots' names are looked at for every bot seated
+def skeletons(name: str) -> frozenset[str]:
+    """A name's skeletons, the confusables folded before NFKC and after (`skeleton`)."""
+    return frozenset((skeleton(name), skeleton(name, data_first=False)))
+
+
+def look_alike(name: str, other: str) -> bool:
+    """D20: two names look alike when any of their skeletons is the same."""
+    return not skeletons(name).isdisjoint(skeletons(other))
 
 
 @cache
@@ -89,7 +106,8 @@ def _small_capital(char: str) -> str:
 
 @cache
 def _seat_labels() -> frozenset[str]:
-    return frozenset(skeleton(f"{word} {n}") for word in SEAT_WORDS for n in range(1, 101))
+    return frozenset(k for word in SEAT_WORDS for n in range(1, 101)
+                     for k in skeletons(f"{word} {n}"))
 
 
 def _visible(name: str, field: str) -> None:
@@ -120,7 +138,7 @@ def clean(raw: object, limit: int, field: str) -> str:
 def player_name(raw: object, field: str = "name") -> str:
     """A player's or a program seat's name: cleaned, visible, and not a seat's label."""
     name = clean(raw, PLAYER_NAME, field)
-    if skeleton(name) in _seat_labels():
+    if not skeletons(name).isdisjoint(_seat_labels()):
         raise LobbyError(422, "name_like_seat", f"{name!r} looks like a seat's label: "
                          "choose another name", field=field, name=name)
     return name
@@ -132,9 +150,8 @@ def table_name(raw: object) -> str:
 
 def refuse_lookalike(name: str, others: Iterable[str]) -> None:
     """At one table: a name that looks like another seat's is refused (D20)."""
-    mine = skeleton(name)
     for other in others:
-        if skeleton(other) == mine:
+        if look_alike(name, other):
             raise LobbyError(409, "name_confusable", f"{name!r} looks too much like "
                              f"{other!r}, who is already at this table: to sit here, "
                              "choose another name", name=name, other=other)

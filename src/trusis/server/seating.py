@@ -19,7 +19,7 @@ from trusis.server import barred, seat_changes
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person, returnable
 from trusis.server.host import GameHost
-from trusis.server.names import refuse_lookalike, skeleton
+from trusis.server.names import look_alike, refuse_lookalike, skeletons
 from trusis.server.rematch_db import bot_gives_way
 from trusis.server.room import Room
 from trusis.server.seat import Seat, SeatKind, departed, held_for_another
@@ -109,14 +109,14 @@ class Seating:
         """A bot whose name looks like a person's who sits down takes another (D20): the
         person keeps their name, bots have no stake in theirs."""
         for number, held in list(room.lobby.seats.items()):
-            if held.kind == "bot" and skeleton(held.name) == skeleton(name):
+            if held.kind == "bot" and look_alike(held.name, name):
                 other = self.bot_name(room, name)
                 await seat_changes.sit(room, number, Seat("bot", other, None, held.bot_kind))
 
     def bot_name(self, room: Room, also: str = "") -> str:
-        taken = {skeleton(s.name) for s in room.lobby.seats.values()} | {skeleton(also)}  # D20
-        names = [n for n in BOT_NAMES if skeleton(n) not in taken] or \
-            [f"Bot {len(taken) + 1}"]
+        taken = skeletons(also).union(*(skeletons(s.name) for s in room.lobby.seats.values()))
+        names = [n for n in BOT_NAMES if skeletons(n).isdisjoint(taken)] or \
+            [f"Bot {len(room.lobby.seats) + 1}"]
         return random.SystemRandom().choice(names)
 
     async def _add_bot(self, room: Room, player: Player, kind: str, seat: int | None) -> int:
