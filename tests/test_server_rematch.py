@@ -14,8 +14,12 @@ import pytest
 
 from serverplay import close_code
 from serverproc import Guest, Player, ServerProcess, running_server
+from trusis.server.errors import LobbyError
+from trusis.server.hub import Hub
+from trusis.server.options import TableOptions
 from trusis.server.protocol import outbound
 from trusis.server.seat import Reservation, held_for_another, reserved_entry
+from trusis.server.store import Store
 
 
 def _step(p: Player) -> bool:
@@ -310,3 +314,51 @@ def test_D19_D39_sitting_elsewhere_gives_up_the_seat_kept_for_you(
     host.close()
     ann.close()
     cid.close()
+
+
+def test_D20_D40_a_kept_seat_keeps_its_players_name(server: ServerProcess) -> None:
+    """Finding 2b (f_rematch_lookalike.py): a stranger named "Аnn" (a Cyrillic А) took a
+    bot's seat at the rematch while Ann's seat was kept for her, and Ann then accepted it:
+    two seats named alike (D20). A kept seat's name is taken (D40): the stranger is
+    refused, so is a program seat or a bot of that name, and Ann takes her seat."""
+    host, (ann,), new = proposed_rematch(server)
+    mallory = Guest(server.url, "\u0410nn")
+    refused = mallory.http.post(f"/api/tables/{new}/seats", json={"seat": 3})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["code"] == "name_confusable"
+    assert refused.json()["params"]["other"] == "Ann"
+    anywhere = mallory.http.post(f"/api/tables/{new}/seats", json={})
+    assert anywhere.status_code == 409 and anywhere.json()["code"] == "name_confusable"
+    program = host.http.post(f"/api/tables/{new}/seats/3/program", json={"name": "ANN"})
+    assert program.status_code == 409 and program.json()["code"] == "name_confusable"
+    accepted = ann.http.post(f"/api/tables/{new}/rematch/accept")
+    assert accepted.status_code == 200 and accepted.json()["seat"] == 2, accepted.text
+    names = [s["name"] for s in host.http.get(f"/api/tables/{new}").json()["seats"]]
+    assert names.count("Ann") == 1 and "\u0410nn" not in names, names
+    for guest in (host, ann, mallory):
+        guest.close()
+
+
+@pytest.mark.asyncio
+async def test_D40_a_late_accept_beside_a_look_alike_is_refused(sqlite_store: Store) -> None:
+    """D40: once a kept seat fell free (its two minutes over), a stranger with a look-alike
+    name may sit; the player of the game before who accepts late is then the second and is
+    refused (`name_confusable`, D20), as anyone sitting down would be — the host may remove
+    the look-alike (D34). In-process: two minutes are too long to wait for over HTTP."""
+    hub = Hub(sqlite_store, pace=0.0)
+    host = await sqlite_store.new_player("Hostess", "guest")
+    ann = await sqlite_store.new_player("Ann", "guest")
+    mallory = await sqlite_store.new_player("\u0410nn", "guest")
+    room = await hub.create(host, "again", TableOptions(seats=5))
+    room.lobby.previous = "before"
+    room.lobby.keep({2: Reservation(ann.id, "person", "Ann", time.time() + 60)})
+    with pytest.raises(LobbyError) as kept:
+        await hub.sit(room, mallory, None)
+    assert kept.value.code == "name_confusable"
+    room.lobby.keep({2: Reservation(ann.id, "person", "Ann", time.time() - 1)})  # over
+    assert await hub.sit(room, mallory, 2) == 2  # a free seat like any other (D19)
+    with pytest.raises(LobbyError) as late:
+        await hub.answer_rematch(room, ann, "accept")
+    assert late.value.code == "name_confusable" and late.value.params["other"] == "\u0410nn"
+    assert room.lobby.seat_of(ann.id) is None
+    await hub.close()

@@ -173,6 +173,42 @@ def test_D29_D39_a_player_whose_seat_a_bot_plays_claims_no_second_seat(
         other.close()
 
 
+def test_D20_D40_a_seat_a_bot_plays_for_its_player_keeps_the_players_name(
+        server: ServerProcess) -> None:
+    """D40: while a bot plays Bob's seat (his grace period over) the lobby calls it "Bob
+    (bot)", but it is Bob's, under his name (D29): a stranger named "Воb" (Cyrillic)
+    claiming the seat Cid left is refused (D20), so that Bob, coming back, sits beside no
+    look-alike."""
+    host = Guest(server.url, "Host")
+    bob, cid = Guest(server.url, "Bob"), Guest(server.url, "Cid")
+    tid = host.create(seats=5, day_seconds=3600, night_seconds=1800,
+                      grace_seconds=GRACE)["id"]
+    host.sit(tid, 1)
+    bob.sit(tid, 2)  # never connects: a bot takes over
+    cid.sit(tid, 3)
+    others = [Guest(server.url, n) for n in ("Dee", "Eve")]
+    for guest in others:
+        guest.sit(tid)
+    host.start(tid)
+    conns = [Conn(server, tid, g.token).open() for g in (host, *others)]
+    conns[0].until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    leaving = Conn(server, tid, cid.token).open()
+    assert leaving.command(do="leave")["type"] == "ack"
+    leaving.close()
+    assert host.http.get(f"/api/tables/{tid}").json()["seats"][1]["name"] == "Bob (bot)"
+    link = host.http.post(f"/api/tables/{tid}/seats/3/replace", json={"by": "person"})
+    assert link.status_code == 200, link.text
+    fake = Guest(server.url, "\u0412ob")
+    claimed = fake.http.post(f"/api/tables/{tid}/claim", json={"code": link.json()["claim"]})
+    assert claimed.status_code == 409, claimed.text
+    assert claimed.json()["code"] == "name_confusable"
+    assert claimed.json()["params"]["other"] == "Bob"
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 2 and not back.me["bot"]
+    for conn in (back, *conns):
+        conn.close()
+
+
 def test_D32_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProcess) -> None:
     host, bob, tid, _ = started(server)
     watcher = Conn(server, tid, host.token).open()

@@ -28,6 +28,7 @@ from trusis.server.seat import (
     SeatKind,
     hand_facts,
     handed_over,
+    live,
     reserved_entry,
 )
 from trusis.table.table import Table
@@ -74,6 +75,19 @@ class LobbyState:
         if table is not None and table.state.running and table.state.left[seat]:
             return "departed"
         return None if held is None else held.kind
+
+    def names_beside(self, seat: int | None, player_id: str | None,
+                     table: Table | None = None) -> list[str]:
+        """The names a player taking `seat` must not look like (D20, D40): every other
+        seat's — one a bot plays for its player also under the player's name, as the game
+        shows it (`table`'s names, D29) — and the name of every seat a rematch still keeps
+        for someone else (D19)."""
+        names = [held.name for n, held in self.seats.items() if n != seat]
+        if table is not None:
+            names += [name for n, name in enumerate(table.state.names) if 0 < n != seat]
+        names += [r.name for n, r in self.reserved.items()
+                  if live(r) and r.player_id != player_id and n != seat]
+        return names
 
     def empty(self) -> list[int]:
         """The seats nobody holds (before the start: R1 needs every seat held)."""

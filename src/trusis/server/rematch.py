@@ -23,6 +23,7 @@ from typing import Literal
 from trusis.server import seat_changes
 from trusis.server.errors import LobbyError
 from trusis.server.lobby_state import LobbyState
+from trusis.server.names import refuse_lookalike
 from trusis.server.owner import Owner
 from trusis.server.rematch_db import add_game, link_of, reserve
 from trusis.server.rematch_news import tell_rematch
@@ -137,6 +138,9 @@ class Rematches(Seating):
             kind = room.lobby.reserved[number].kind
             if number in room.lobby.seats:  # it fell free and someone took it
                 number = self._free_number(room, None, player.id)
+            # D40: while kept, the seat's name was taken; once it fell free, a look-alike
+            # may have sat down first, and the late one is refused as anyone would be (D20).
+            refuse_lookalike(player.name, room.lobby.names_beside(number, player.id))
             await seat_changes.let_go(room, mine)
             await seat_changes.sit(room, number, Seat(kind, player.name, player.id))
         room.broadcast_table()

@@ -86,8 +86,7 @@ class Seating:
                 return current
             number = self._free_number(room, seat, player.id)
             await self._rename_bots_like(room, player.name)
-            refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
-                                           if n != current))  # D20
+            refuse_lookalike(player.name, room.lobby.names_beside(current, player.id))  # D20
             if current is not None:
                 await seat_changes.free(room, current)
             await seat_changes.sit(room, number, Seat("person", player.name, player.id))
@@ -114,7 +113,7 @@ class Seating:
                 await seat_changes.sit(room, number, Seat("bot", other, None, held.bot_kind))
 
     def bot_name(self, room: Room, also: str = "") -> str:
-        taken = skeletons(also).union(*(skeletons(s.name) for s in room.lobby.seats.values()))
+        taken = skeletons(also).union(*map(skeletons, room.lobby.names_beside(None, None)))
         names = [n for n in BOT_NAMES if skeletons(n).isdisjoint(taken)] or \
             [f"Bot {len(room.lobby.seats) + 1}"]
         return random.SystemRandom().choice(names)
@@ -147,7 +146,7 @@ class Seating:
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
-        refuse_lookalike(name, (s.name for s in room.lobby.seats.values()))  # D20
+        refuse_lookalike(name, room.lobby.names_beside(None, None))  # D20, D40
         program = await self.store.new_player(name, "program")
         async with room.lock:
             self._open(room)
@@ -238,9 +237,9 @@ class Seating:
         other = next((n for n in room.lobby.owned_by(player.id) if n != seat), None)
         if other is not None:
             raise already_seated(other)
-        self._departed(room, seat)
-        refuse_lookalike(player.name, (s.name for n, s in room.lobby.seats.items()
-                                       if n != seat))  # D20
+        host = self._departed(room, seat)
+        refuse_lookalike(player.name, room.lobby.names_beside(seat, player.id,
+                                                              host.table))  # D20, D40
         room.lobby.use_claim(code)
         if not await hand_to_person(room, seat, player.id, player.name, _kind_of(player)):
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
