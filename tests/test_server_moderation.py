@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from modhelp import account, grant, sanction
-from serverplay import Conn, command, people
+from serverplay import Conn, close_code, command, people
 from serverproc import Guest, ServerProcess, running_server
 from trusis.rules.roles import ROLES
 
@@ -248,6 +248,48 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
             ("lift", "ban", True), ("ban", "cheating", False), ("ban", "threats", True)]
     finally:
         table.close()
+
+
+def test_D36_D41_a_mute_and_a_ban_reach_the_program_seats_their_player_made(
+        server: ServerProcess) -> None:
+    """Finding 3 (f_mute_ban_via_program_seat.py): Mallory, muted, went on chatting through
+    the program seat she handed out as host, and once banned the program seat reconnected,
+    chatted and played: the mute and the token revocation looked at the program's own
+    player id. A program seat answers for whoever made it (D41): their mute refuses its
+    chat, their ban ends its tokens and connections and a bot takes its seat."""
+    mod, _ = account(server.url, "Mod")
+    grant(server, "Mod", "moderator")
+    mallory = Guest(server.url, "Mallory")
+    table = mallory.create(seats=5, day_seconds=3600, night_seconds=1800)["id"]
+    mallory.sit(table, 1)
+    handed = mallory.http.post(f"/api/tables/{table}/seats/2/program", json={"name": "Helper"})
+    assert handed.status_code == 200, handed.text
+    program = handed.json()["token"]
+    mallory.bots(table, 3)
+    mallory.start(table)
+    own, prog = Conn(server, table, mallory.token).open(), Conn(server, table, program).open()
+    try:
+        assert command(prog, do="say", text="before")["type"] == "ack"
+        muted = sanction(mod, mallory.id, "mute", "abuse", minutes=60)
+        assert command(own, do="say", text="still here?")["code"] == "muted"
+        answer = command(prog, do="say", text="yes, through my program seat")
+        assert answer["type"] == "refused" and answer["code"] == "muted", answer
+        assert answer["params"]["until"] == pytest.approx(muted["until"])
+        assert command(prog, do="say", text="psst", to=1)["code"] == "muted"
+        assert mod.delete(f"/api/moderation/sanctions/{muted['id']}").status_code == 200
+        assert command(prog, do="say", text="lifted")["type"] == "ack"
+        sanction(mod, mallory.id, "ban", "abuse")
+        assert own.wait_closed() == 4401
+        assert prog.wait_closed() == 4401, "the program seat's connection stayed open"
+        assert close_code(server, f"/ws/tables/{table}",
+                          headers={"Authorization": f"Bearer {program}"}) == 4401
+        signed = httpx.get(f"{server.url}/api/me", headers={"Authorization": f"Bearer {program}"})
+        assert signed.status_code == 401, signed.text  # not 403 seat_token: no such token
+        seats = Guest(server.url, "Onlooker").http.get(f"/api/tables/{table}").json()["seats"]
+        assert [s["kind"] for s in seats[:2]] == ["bot", "bot"], seats
+    finally:
+        own.close()
+        prog.close()
 
 
 def test_block_keeps_them_from_your_tables_and_remove_from_the_waiting_room(

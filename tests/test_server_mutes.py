@@ -11,10 +11,15 @@ in test_server_moderation.py (one process) and test_server_moderation_cluster.py
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
+from importlib import resources
+from pathlib import Path
 
 import pytest
+from alembic import command
+from alembic.config import Config
 
 from trusis.server import mutes, sanctions
 from trusis.server.store import Store
@@ -100,3 +105,55 @@ async def test_an_in_memory_database_is_read_through_the_engine() -> None:
     check = mutes.MuteCheck(store.engine)
     assert check.path is None
     await store.close()
+
+
+@pytest.mark.asyncio
+async def test_D41_a_program_seats_chat_answers_to_its_makers_mute(store: Store) -> None:
+    """Finding 3: a mute looked at the program's own player id, so a muted host chatted on
+    through the program seat they made. The check now reads the maker's mutes too, on both
+    paths; a program someone else made is not concerned."""
+    host = (await store.new_player("Mallory", "guest")).id
+    mine = (await store.new_player("Helper", "program", made_by=host)).id
+    theirs = (await store.new_player("Other", "program", made_by="someone")).id
+    assert await store.programs_of(host) == [mine]
+    until = time.time() + 600
+    mute = await give(store, host, "mute", until)
+    assert await both(store, mine) == pytest.approx(until)
+    assert await both(store, theirs) is None
+    await give(store, mine, "mute", until + 60)  # its own mute counts as before
+    assert await both(store, mine) == pytest.approx(until + 60)
+    async with store.engine.begin() as conn:
+        await sanctions.lift(conn, mute)
+    assert await both(store, host) is None
+
+
+@pytest.mark.asyncio
+async def test_D41_programs_made_before_their_maker_was_kept_answer_for_their_host(
+        tmp_path: Path) -> None:
+    """Migration 0008 gives a program seat made before it the host of the first table it
+    sat at: only a table's host hands out program seats."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    config = Config()
+    config.set_main_option("script_location",
+                           str(resources.files("trusis.server").joinpath("migrations")))
+    config.set_main_option("sqlalchemy.url", url)
+    await asyncio.to_thread(command.upgrade, config, "0007")
+    with sqlite3.connect(tmp_path / "old.db") as db:
+        for pid, kind in (("host", "guest"), ("prog", "program"), ("later", "guest")):
+            db.execute("INSERT INTO players (id, name, kind, created_at, rated_games, deleted)"
+                       " VALUES (?, ?, ?, 0, 0, 0)", (pid, pid.title(), kind))
+        for tid, host, at in (("t1", "host", 1.0), ("t2", "later", 2.0)):  # a rematch later
+            db.execute("INSERT INTO tables (id, name, host_id, options, status, invite, "
+                       "created_at, private) VALUES (?, 'x', ?, '{}', 'finished', 'i', ?, 0)",
+                       (tid, host, at))
+            db.execute("INSERT INTO seats (table_id, seat, kind, player_id, name) "
+                       "VALUES (?, 2, 'program', 'prog', 'Prog')", (tid,))
+    store = Store(url)
+    try:
+        await store.migrate()
+        assert await store.programs_of("host") == ["prog"]
+        assert await store.programs_of("later") == []
+        await give(store, "host", "mute", None)
+        assert await store.mutes.until("prog") == 0.0
+    finally:
+        await store.close()

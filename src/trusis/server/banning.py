@@ -1,7 +1,8 @@
 """A banned player's seats go, on the process that owns each game (issue 18, R52–R53).
 
-A ban revokes every token of the player (sessions.py); the revocation reaches every
-process (cluster/node.py) marked as a ban, and each one unseats the player from the
+A ban revokes every token of the player (sessions.py), and of the program seats they
+made (D41: revocation.py); the revocation reaches every process (cluster/node.py)
+marked as a ban, and each one unseats the player (a person or a program) from the
 games it owns: in a running game the seat leaves and a bot takes it at once, as if
 the player had left (R52, R53, handover.py); in a waiting room the seat is freed.
 """
@@ -22,7 +23,7 @@ _running: set[asyncio.Task[None]] = set()
 
 async def _unseat(room: Room, player_id: str) -> None:
     for number, held in list(room.lobby.seats.items()):
-        if held.player_id != player_id or held.kind != "person" or not room.owned:
+        if held.player_id != player_id or held.kind == "bot" or not room.owned:
             continue
         if room.status == "running" and room.host is not None and room.host.table.state.running:
             await hand_to_bot(room, number)

@@ -36,10 +36,16 @@ def in_force(now: float | BindParameter[float]) -> ColumnElement[bool]:
     return (s.c.lifted_at.is_(None)) & or_(s.c.until.is_(None), s.c.until > now)
 
 
+_MAKER = select(schema.players.c.made_by).where(
+    schema.players.c.id == bindparam("player")).scalar_subquery()
+"""Who made the player, if it is a program seat: their mute is the program's too (D41)."""
+
 MUTES: Select[float | None] = select(schema.sanctions.c.until).where(
-    schema.sanctions.c.player_id == bindparam("player"), schema.sanctions.c.kind == "mute",
-    in_force(bindparam("now")))
-"""The ends of a player's mutes in force: the one query of both paths."""
+    or_(schema.sanctions.c.player_id == bindparam("player"),
+        schema.sanctions.c.player_id == _MAKER),
+    schema.sanctions.c.kind == "mute", in_force(bindparam("now")))
+"""The ends of the mutes in force of a player, or of the person who made their program
+seat (D41): the one query of both paths."""
 
 
 def _end(ends: list[float | None]) -> float | None:

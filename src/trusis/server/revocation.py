@@ -48,9 +48,16 @@ class Sessions:
     async def revoke(self, player_id: str, family: str | None = None,
                      keep: str | None = None, ban: bool = False) -> None:
         """End one sign-in (`family`), every one but `keep`, or (neither) all of them;
-        for a ban (moderation.py) the player's seats also go, on every process."""
+        for a ban (moderation.py) the player's seats also go, on every process, and so do
+        the program seats they made: a program answers for its maker (D41), or a banned
+        host would play on through it."""
         await self.store.drop_tokens(player_id, family, keep)
         revoked = Revoked(player=player_id, family=family, keep=keep)
         if ban:
             revoked["ban"] = True
         await self.hub.revoked(revoked)
+        if ban:
+            for program in await self.store.programs_of(player_id):
+                await self.store.drop_tokens(program)
+                await self.hub.revoked(Revoked(player=program, family=None, keep=None,
+                                               ban=True))

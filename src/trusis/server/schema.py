@@ -38,7 +38,11 @@ players = Table(
     Column("rating_sigma", Float, nullable=True),
     Column("rated_games", Integer, nullable=False, default=0),
     Column("deleted", Boolean, nullable=False, default=False),
+    # Migration 0008: a program seat's maker, for whom it answers (D41: mutes, bans).
+    Column("made_by", String(32), nullable=True),
 )
+
+Index("players_made_by", players.c.made_by)
 
 # -- migration 0005: roles of the people who run the server (staff.py) -------------
 

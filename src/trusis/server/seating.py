@@ -147,7 +147,7 @@ class Seating:
         """The host hands a seat to a program: a player of kind program, and its token."""
         self._host(room, player)
         refuse_lookalike(name, room.lobby.names_beside(None, None))  # D20, D40
-        program = await self.store.new_player(name, "program")
+        program = await self.store.new_player(name, "program", made_by=player.id)  # D41
         async with room.lock:
             self._open(room)
             number = self._free_number(room, seat)

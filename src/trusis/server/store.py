@@ -118,13 +118,23 @@ class Store:
 
     # -- players and tokens -------------------------------------------------
 
-    async def new_player(self, name: str, kind: str) -> Player:
+    async def new_player(self, name: str, kind: str, made_by: str | None = None) -> Player:
+        """A new guest, or a program seat's player made by `made_by` (D41: it answers for
+        them)."""
         player = Player(new_id(16), name, kind)
         async with self.engine.begin() as conn:
             await conn.execute(insert(schema.players).values(
                 id=player.id, name=name, kind=kind, created_at=time.time(), rated_games=0,
-                deleted=False))
+                deleted=False, made_by=made_by))
         return player
+
+    async def programs_of(self, player_id: str) -> list[str]:
+        """The program seats' players `player_id` made (D41)."""
+        p = schema.players
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(p.c.id).where(p.c.made_by == player_id,
+                                                           p.c.kind == "program"))
+            return [str(r[0]) for r in rows]
 
     async def new_token(self, player_id: str, kind: str, table_id: str | None = None,
                         seat: int | None = None, family: str | None = None) -> str:
