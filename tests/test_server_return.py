@@ -291,3 +291,31 @@ def test_D29_across_two_processes_the_return_is_run_by_the_owner(
     watcher.until(lambda c: "returned" in codes(c), 10)
     back.close()
     watcher.close()
+
+
+def test_D29_D43_with_every_person_away_the_bots_keep_the_timers_pace(
+        server: ServerProcess) -> None:
+    """The only person at a table of bots lost their signal: a bot played their seat, and the
+    bots, with no person left to wait for, passed at once, phase after phase — the game was
+    over before its player could come back (D29). Now the phases run to their timers while a
+    seat waits for its player, who comes back in the same day."""
+    host, bob = Guest(server.url, "Host"), Guest(server.url, "Bob")
+    table = host.create(seats=5, day_seconds=30, night_seconds=15, grace_seconds=GRACE)
+    tid = table["id"]
+    bob.sit(tid, 1)
+    host.bots(tid, 4)
+    host.start(tid)
+    watcher = Conn(server, tid, host.token).open()  # the host only watches
+    away = Conn(server, tid, bob.token).open()
+    away.vanish()
+    watcher.until(lambda c: c.view is not None and c.view["players"][0]["bot"], GRACE + 15)
+    assert watcher.view is not None
+    phase = watcher.view["phase"]
+    deadline = float(host.http.get(f"/api/tables/{tid}").json()["deadline"])
+    time.sleep(max(0.0, min(8.0, deadline - time.time() - 3)))
+    watcher.drain(0.3)
+    assert watcher.view["status"] == "running" and watcher.view["phase"] == phase, phase
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 1 and back.view is not None and back.view["phase"] == phase
+    back.close()
+    watcher.close()

@@ -7,13 +7,14 @@ time: each bot thinks at its own moment, spread over the phase so that votes
 take shape over the day instead of in one second; a bot that is done holds its
 pass until every person has passed (R12: at night, waiting must reveal no
 roles), and then all the bots pass in seat order. The timer passes everybody
-anyway, so a bot never holds a phase up.
+anyway, so a bot never holds a phase up; with every living person away, a seat
+kept for its player holds the phase to its timer (D43).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from trusis.bots.base import Bot
@@ -40,6 +41,8 @@ class BotPlay:
     acted: dict[int, int] = field(default_factory=dict)
     waits: dict[int, int] = field(default_factory=dict)
     settle_at: float | None = None
+    awaited: Callable[[int], bool] = lambda seat: False
+    """Whether a bot plays `seat` for its player, who may come back (D29): the room says."""
 
     def __post_init__(self) -> None:
         self.driver = BotDriver(self.table, {})
@@ -77,10 +80,18 @@ class BotPlay:
                     and not state.left[seat])
 
     def people_done(self) -> bool:
-        """Every alive, present seat without a bot has passed (R11, R52)."""
+        """Every alive, present seat without a bot has passed (R11, R52) — and a person
+        plays. With every living person away, a seat a bot plays for its player, who may
+        come back (D29), holds the phase to its timer (D43): otherwise the bots, waiting
+        for nobody, passed at once, phase after phase, and ended the game in seconds."""
         bots = self.driver.bots
-        return not any(self._open(s) for s in range(1, self.table.state.n + 1)
-                       if s not in bots)
+        state = self.table.state
+        seats = range(1, state.n + 1)
+        if any(self._open(s) for s in seats if s not in bots):
+            return False
+        if any(state.alive[s] and not state.left[s] for s in seats if s not in bots):
+            return True  # the living people have passed
+        return not any(state.alive[s] and self.awaited(s) for s in bots)
 
     def next_due(self) -> float | None:
         """When `step` next has something to do (None: nothing until an event)."""

@@ -111,6 +111,7 @@ class GameHost:
         """Create the bots of the bot seats (at the start, or when a game is restored)."""
         now = time.time()
         self.bots = BotPlay(self.table, pace, self.phase_seconds(), random.Random(seed))
+        self.bots.awaited = self.lobby.kept_for_player
         for number, kind in self.lobby.bot_seats():
             self.bots.seat(number, create_bot(kind, number, secrets.randbits(31),
                                               self.lobby.options.lang), now)

@@ -132,6 +132,13 @@ class LobbyState:
         """Before the start: the seat is empty again."""
         del self.seats[seat]
 
+    def kept_for_player(self, seat: int) -> bool:
+        """A bot plays `seat` for its player, who may come back to it (D29): not one who
+        left on purpose (D31)."""
+        held = self.seats.get(seat)
+        return (held is not None and held.kind == "bot" and held.player_id is not None
+                and seat not in self.quit)
+
     def to_bot(self, seat: int, name: str, kind: str) -> Seat:
         """R53: a bot plays the seat from now on; it stays its player's (D29), who now
         watches (`former`). Every claim code for it dies (D18)."""
