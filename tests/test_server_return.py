@@ -319,3 +319,35 @@ def test_D29_D43_with_every_person_away_the_bots_keep_the_timers_pace(
     assert back.seat == 1 and back.view is not None and back.view["phase"] == phase
     back.close()
     watcher.close()
+
+
+def test_D32_D44_a_player_whose_bot_finished_the_game_sees_its_end_as_their_seat(
+        server: ServerProcess) -> None:
+    """Bob left, a bot played his seat to the end: the game is his (D32), but opening the
+    table after the end made him a spectator, with no "You won" or "You lost". After the
+    end the seat a bot finished for him is his to see."""
+    host, bob, tid, _token = started(server)
+    seated = Conn(server, tid, host.token).open()
+    away = Conn(server, tid, bob.token).open()
+    assert away.command(do="leave")["type"] == "ack"  # on purpose: the bots need not wait
+    reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "bot"})
+    assert reply.status_code == 200, reply.text
+    seated.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    away.close()
+
+    def finished(conn: Conn) -> bool:
+        view = conn.view
+        if view is None or view["status"] == "finished":
+            return view is not None
+        me = view["players"][0]
+        if me["alive"] and not me["passed"]:
+            conn.command(do="pass")
+        return False
+
+    seated.until(finished, 120)
+    back = Conn(server, tid, bob.token).open()
+    assert back.seat == 2 and back.view is not None and back.view["seat"] == 2
+    assert back.view["status"] == "finished" and back.view["role"]
+    assert back.command(do="say", text="gg all")["type"] == "ack"  # D21, as their seat
+    for conn in (back, seated):
+        conn.close()

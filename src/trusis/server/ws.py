@@ -46,11 +46,17 @@ def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
 
 
 def seat_for(room: Room, player_id: str, token_seat: int | None) -> int | None:
-    """The seat this identity plays at `room` (None: a spectator)."""
+    """The seat this identity plays at `room` (None: a spectator). A seat a bot plays for
+    its player stays theirs (D29): they watch while the game runs, and see its end as
+    their seat saw it (D32, D44: the game is theirs, won or lost)."""
+    over = room.status == "finished"
     if token_seat is not None:
         seat = room.lobby.seats.get(token_seat)
         return token_seat if seat is not None and seat.player_id == player_id \
-            and seat.kind != "bot" else None  # a bot's seat stays its player's (D29)
+            and (seat.kind != "bot" or over) else None
+    if over:
+        mine = room.lobby.owned_by(player_id)
+        return mine[0] if mine else None
     return room.lobby.seat_of(player_id)
 
 
