@@ -183,3 +183,61 @@ def test_a_flood_from_many_addresses_is_refused_past_the_hashing_queue(
     assert set(codes) <= {401, 503} and codes[503] > 0, codes
     busy = [r.json() for r in replies if r.status_code == 503]
     assert {b["code"] for b in busy} == {"busy"} and busy[0]["params"]["retry_after"] > 0
+
+
+def test_a_registration_past_the_address_budget_is_refused_before_its_password_is_rated(
+        server: ServerProcess) -> None:
+    """Rating a password costs up to ~50 ms of CPU (zxcvbn, for a crafted 64-character
+    one) in the one password pool: it ran before the registration was counted, so refused
+    tries still paid for it and one address flooding them stalled every login. Now every
+    try is counted first: weak ones too, and the one past the budget is refused (429)
+    before its password is rated, whatever the password."""
+    at = address()
+    with client(server, at) as http:
+        for i in range(REGISTRATIONS):
+            reply = http.post("/api/accounts", json={"name": f"Q{i}{secrets.token_hex(3)}",
+                                                      "password": "password"})
+            assert reply.status_code == 422, reply.text
+            assert reply.json()["code"] == "weak_password"
+        for password in ("password", CRAFTED):
+            last = http.post("/api/accounts", json={"name": f"Q{secrets.token_hex(4)}",
+                                                     "password": password})
+            assert last.status_code == 429, last.text
+            assert last.json()["code"] == "too_many_attempts"
+
+
+CRAFTED = "01wordmonkeyloveasdfasdfqwerdragon!@#01monkey1234passqwer01pass0"
+"""The security tester's password: zxcvbn's slowest kind (many overlapping words)."""
+
+
+def test_one_address_cannot_take_the_whole_password_pool(server: ServerProcess) -> None:
+    """One address's thirty logins at once (each a quarter-second hash) filled the pool's
+    queue, and a login from anywhere else waited for all of them (10-11 s in the tester's
+    flood). Now an address has at most `password_jobs_per_address` (2) jobs in the pool,
+    the rest of its burst waits in a line of its own: another address's login passes
+    after a few of them."""
+    if server.database.startswith("postgresql"):
+        pytest.skip("the pool is the process's own, the same on either database")
+    name = register(server)
+    flood = address()
+
+    async def race() -> tuple[list[float], float]:
+        async with httpx.AsyncClient(base_url=server.url, timeout=120) as http:
+            async def one(i: int) -> float:
+                await http.post("/api/login", json={"name": f"nobody{i}x{secrets.token_hex(3)}",
+                                                    "password": "a wrong password"},
+                                headers={"X-Forwarded-For": flood})
+                return time.monotonic()
+
+            burst = [asyncio.create_task(one(i)) for i in range(ADDRESS_LOGINS)]
+            await asyncio.sleep(1.0)  # the burst is counted and waits for the pool
+            honest = await http.post("/api/login", json={"name": name, "password": PASSWORD},
+                                     headers={"X-Forwarded-For": address()})
+            assert honest.status_code == 200, honest.text
+            answered = time.monotonic()
+            return list(await asyncio.gather(*burst)), answered
+
+    burst, honest = asyncio.run(race())
+    before = sum(1 for done in burst if done < honest)
+    print(f"{before} of the burst's {len(burst)} logins were answered before the other one")
+    assert before < ADDRESS_LOGINS // 2, before

@@ -30,6 +30,7 @@ from trusis.server import (
     metrics,
     metrics_live,
     moderation,
+    passwords,
     people,
     rematch_api,
     sessions,
@@ -136,6 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.balance = Balance(settings.balance_games, settings.limits)
         app.state.quota = Quota(settings.limits, hub)
         chatcap.LIMITS = settings.limits
+        passwords.share(settings.limits.password_jobs_per_address)
         app.state.ends = EndCache(settings.limits.summaries_cached)
         if settings.metrics_port is not None or settings.metrics_token:
             app.state.figures = metrics_live.start(hub, store, app.state.lag)

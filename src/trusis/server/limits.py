@@ -51,6 +51,9 @@ class Limits:
     request_seconds: float = 20.0
     """How long a request may take to come whole, from the connection's opening or the last
     answer on it."""
+    password_jobs_per_address: int = 2
+    """Password checks and hashes of one address in the hashing pool at once; the rest of
+    its burst waits its turn (passwords.py)."""
     balance_jobs: int = 4
     """Balance estimates waiting or running in this process at once."""
     balance_jobs_per_address: int = 1

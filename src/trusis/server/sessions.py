@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select, update
 
 from trusis.server import deps, schema
+from trusis.server.address import client_address
 from trusis.server.errors import LobbyError
 from trusis.server.passwords import check_password, hash_password, verify_password
 
@@ -57,11 +58,12 @@ async def change_password(body: PasswordIn, request: Request) -> dict[str, Any]:
     sessions = deps.sessions(request)
     tried = f"{owner.player.id}:{owner.family}"  # per session: a stolen one cannot lock
     sessions.take_try(tried)  # the owner's own sessions out of changing the password
-    if not await verify_password(digest, body.current):  # in the hashing pool, off the loop
+    address = client_address(request)  # in the hashing pool, off the loop, in its turn
+    if not await verify_password(digest, body.current, address):
         raise LobbyError(403, "wrong_password", "the current password is not right")
     sessions.tries.pop(tried, None)
-    await check_password(body.password, owner.player.name)
-    new = await hash_password(body.password)
+    await check_password(body.password, owner.player.name, address)
+    new = await hash_password(body.password, address)
     async with store.engine.begin() as conn:
         await conn.execute(update(p).where(p.c.id == owner.player.id).values(password_hash=new))
     await sessions.revoke(owner.player.id, keep=owner.family)
