@@ -305,3 +305,63 @@ def test_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         refused(host.http.post("/api/tables", json={"name": "two"}), 429,
                 "too_many_open_tables")
         host.close()
+
+
+def test_reports_are_bounded_and_the_hosts_list_is_the_newest(tmp_path: Path) -> None:
+    """One guest filed 760 reports in 5 s (4.3 MB kept: each holds its reason and the chat
+    its reporter read) and the host's list returned them all. Now one report per reporter
+    per seat of a table (R51: the host and the moderators have it already), a few an hour
+    per player and per address (set small here), and the host reads the newest `limit`
+    (100 by default) with how many there are."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", "reports_per_player_hour=3",
+            "--limit", "reports_per_address_hour=5"]) as server:
+        host = Guest(server.url, "Reported host")
+        table = host.create(seats=8)["id"]
+        path = f"/api/tables/{table}/reports"
+        me, other, elsewhere = (Guest(server.url, n) for n in ("Rep", "Rep two", "Rep far"))
+        elsewhere.http.headers["X-Forwarded-For"] = "10.20.30.40"  # through the proxy
+        filed = [me.http.post(path, json={"seat": 1, "reason": "rude"})]
+        assert filed[0].status_code == 201, filed[0].text
+        body = refused(me.http.post(path, json={"seat": 1, "reason": "rude again"}), 409,
+                       "already_reported")
+        assert body["params"]["seat"] == 1
+        filed += [me.http.post(path, json={"seat": s, "reason": "rude"}) for s in (2, 3)]
+        reply = me.http.post(path, json={"seat": 4, "reason": "rude"})
+        assert refused(reply, 429, "too_many_reports")["params"]["limit"] == 3
+        assert int(reply.headers["Retry-After"]) >= 1
+        filed += [other.http.post(path, json={"seat": s, "reason": "rude"}) for s in (1, 2)]
+        reply = other.http.post(path, json={"seat": 3, "reason": "rude"})  # the same address
+        assert refused(reply, 429, "too_many_reports")["params"]["limit"] == 5
+        filed.append(elsewhere.http.post(path, json={"seat": 3, "reason": "rude"}))
+        assert [r.status_code for r in filed] == [201] * 6
+        ids = [r.json()["id"] for r in filed]
+        listing = host.http.get(path).json()
+        assert listing["total"] == 6 and [r["id"] for r in listing["reports"]] == ids
+        newest = host.http.get(path, params={"limit": 2}).json()
+        assert newest["total"] == 6 and [r["id"] for r in newest["reports"]] == ids[-2:]
+        refused(host.http.get(path, params={"limit": 501}), 422, "bad_request")
+        for g in (host, me, other, elsewhere):
+            g.close()
+
+
+def test_a_table_hands_out_a_bounded_number_of_program_seats(tmp_path: Path) -> None:
+    """Each program seat is a new player and a new token, kept: a host handing a seat to a
+    program and freeing it again, in a loop, stored two rows a request. Now a table hands
+    out `program_seats_per_table` program seats (set small here)."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", "program_seats_per_table=3"]) as server:
+        host = Guest(server.url, "Programmer")
+        table = host.create(seats=5)["id"]
+        for i in range(3):
+            handed = host.http.post(f"/api/tables/{table}/seats/1/program",
+                                    json={"name": f"Prog {i}"})
+            assert handed.status_code == 200, handed.text
+            assert host.http.delete(f"/api/tables/{table}/seats/1").status_code == 200
+        body = refused(host.http.post(f"/api/tables/{table}/seats/1/program",
+                                      json={"name": "Prog 4"}), 409, "too_many_programs")
+        assert body["params"]["limit"] == 3
+        other = host.create(seats=5)["id"]  # another table has its own
+        assert host.http.post(f"/api/tables/{other}/seats/1/program",
+                              json={"name": "Prog"}).status_code == 200
+        host.close()

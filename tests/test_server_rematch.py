@@ -142,6 +142,7 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
                       headers={"Authorization": f"Bearer {old_token}"}) == 4403
     again = program.post(f"/api/tables/{new}/rematch/accept")  # a lost answer, asked again
     assert again.status_code == 200 and again.json()["seat"] == 3
+    new_token = again.json()["token"]  # it replaces the one before (one per program and table)
     elsewhere = cid.create(seats=5)["id"]
     other = program.post(f"/api/tables/{elsewhere}/rematch/accept")
     assert other.status_code == 404 and other.json()["code"] == "not_a_rematch"
@@ -362,3 +363,39 @@ async def test_D40_a_late_accept_beside_a_look_alike_is_refused(sqlite_store: St
     assert late.value.code == "name_confusable" and late.value.params["other"] == "\u0410nn"
     assert room.lobby.seat_of(ann.id) is None
     await hub.close()
+
+
+def test_a_program_accepting_again_replaces_its_seat_token(server) -> None:  # type: ignore[no-untyped-def]
+    """Each accept of a program stored one more seat token for the new table: a loop of
+    accepts grew the tokens without end. Now asking again replaces the token: only the
+    last one handed out plays the new seat."""
+    ann = Guest(server.url, "Ann again")
+    old = ann.create(seats=5, day_seconds=60, night_seconds=30)["id"]
+    ann.sit(old, 1)
+    handed = ann.http.post(f"/api/tables/{old}/seats/2/program", json={"name": "Proggy"})
+    assert handed.status_code == 200, handed.text
+    old_token = handed.json()["token"]
+    ann.bots(old, 3)
+    ann.start(old)
+    players = [Player(server, old, t) for t in (ann.token, old_token)]
+    play_to_the_end(players)
+    new = ann.http.post(f"/api/tables/{old}/rematch").json()["table"]["id"]
+    program = httpx.Client(base_url=server.url, timeout=10,
+                           headers={"Authorization": f"Bearer {old_token}"})
+    tokens = []
+    for _ in range(3):
+        accepted = program.post(f"/api/tables/{new}/rematch/accept")
+        assert accepted.status_code == 200 and accepted.json()["seat"] == 2, accepted.text
+        tokens.append(accepted.json()["token"])
+    for token in tokens[:-1]:  # replaced: they sign nobody in any more
+        gone = httpx.post(f"{server.url}/api/tables/{new}/rematch/accept", timeout=10,
+                          headers={"Authorization": f"Bearer {token}"})
+        assert gone.status_code == 401, gone.text
+    assert close_code(server, f"/ws/tables/{new}",
+                      headers={"Authorization": f"Bearer {tokens[0]}"}) == 4401
+    last = Player(server, new, tokens[-1])  # the last one plays the seat
+    last.until(lambda p: p.seat == 2, 15)
+    for p in [*players, last]:
+        p.close()
+    program.close()
+    ann.close()

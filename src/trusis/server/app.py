@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = Store(settings.database_url,
                       max(2.0, settings.lease_seconds) if settings.redis_url else 60.0)
         await store.migrate()
-        hub = Hub(store, settings.bot_pace)
+        hub = Hub(store, settings.bot_pace, settings.limits)
         if settings.redis_url:
             hub.owner = ClusterOwner(hub, settings.node, settings.redis_url,
                                      settings.lease_seconds)

@@ -17,7 +17,7 @@ from trusis.server.answers import CommandAnswer
 from trusis.server.banning import unseat_banned
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
-from trusis.server.limits import EXPIRED, expired_table
+from trusis.server.limits import EXPIRED, Limits, expired_table
 from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, LocalOwner, Owner
@@ -43,9 +43,10 @@ SIGNED_OUT = 4401
 
 
 class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (rematch.py)
-    def __init__(self, store: Store, pace: float = 1.0) -> None:
+    def __init__(self, store: Store, pace: float = 1.0, limits: Limits | None = None) -> None:
         self.store = store
         self.pace = pace
+        self.limits = limits or Limits()
         self.rooms: dict[str, Room] = {}
         self.finished: dict[str, Room] = {}
         self.lock = asyncio.Lock()

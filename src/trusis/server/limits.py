@@ -64,6 +64,13 @@ class Limits:
     """Messages one seat may send after the game has ended."""
     chat_after_end_per_game: int = 3000
     """Messages all seats together may send after the game has ended."""
+    reports_per_player_hour: int = 10
+    """Reports one player may file in an hour (a burst of that many, then one every
+    6 minutes); one per reported seat of a table at most (people.py)."""
+    reports_per_address_hour: int = 60
+    """Reports the players of one address may file in an hour."""
+    program_seats_per_table: int = 60
+    """Program seats one table hands out (each a new player and a new token, kept)."""
     summaries_cached: int = 100
     """Finished games whose replay and end screen are kept built in memory."""
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps, schema
@@ -23,12 +23,19 @@ from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
 from trusis.server.personal import DELETED_NAME, forget_player, player_data
+from trusis.server.quota import quota
 from trusis.server.store import new_id
 from trusis.table.replayer import replay_step
 
 router = APIRouter(prefix="/api")
 
 CHAT_AROUND = 20
+REPORTS_LISTED = 100
+"""A table's newest reports its host reads at once (`limit`, at most 500)."""
+
+_filing: set[tuple[str, str, int]] = set()
+"""Reports being stored by this process, (table, reporter, seat): a burst of the same
+report sent at once is refused as filed already, not stored several times."""
 
 
 class LoginIn(BaseModel):
@@ -103,32 +110,58 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
 @router.post("/tables/{table_id}/reports", status_code=201)
 async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, Any]:
     """R51: report a seat, during or after the game; kept with the chat lines the
-    reporter could read around that moment, for the table's host."""
+    reporter could read around that moment, for the table's host. Each is up to ~11 KB
+    kept for good, so a reporter reports a person at a table once, and a player and an
+    address a few an hour (quota.py): one guest filed 760 in 5 s."""
     identity = deps.identity(request)
     player = await identity.player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
     if body.seat > room.lobby.options.seats:
         raise LobbyError(422, "no_such_seat", f"there is no seat {body.seat}", seat=body.seat)
-    mine = room.lobby.seat_of(player.id)
-    chat: Sequence[Any] = []
-    phase = ""
-    if room.host is not None:
-        chat = room.host.table.snapshot(mine)["chat"][-CHAT_AROUND:]  # what the reporter saw
-        phase = room.host.phase_key()
     held = room.lobby.seats.get(body.seat)  # the person reported, whoever holds the seat later
-    report_id = new_id(12)
-    async with deps.store(request).engine.begin() as conn:
-        await conn.execute(insert(schema.reports).values(
-            id=report_id, table_id=room.id, reporter_id=player.id, reporter_seat=mine,
-            seat=body.seat, reason=body.reason.strip(), chat=json.dumps(chat), phase=phase,
-            at=time.time(), reported_id=held.player_id if held is not None else None))
+    reported = held.player_id if held is not None else None
+    key = (room.id, player.id, body.seat)
+    if key in _filing or await _reported(request, room.id, player.id, body.seat, reported):
+        raise LobbyError(409, "already_reported", f"you have reported seat {body.seat} at "
+                         "this table already: the host and the moderators have it",
+                         seat=body.seat)
+    quota(request).new_report(player.id, client_address(request))
+    _filing.add(key)
+    try:
+        mine = room.lobby.seat_of(player.id)
+        chat: Sequence[Any] = []
+        phase = ""
+        if room.host is not None:  # what the reporter saw
+            chat = room.host.table.snapshot(mine)["chat"][-CHAT_AROUND:]
+            phase = room.host.phase_key()
+        report_id = new_id(12)
+        async with deps.store(request).engine.begin() as conn:
+            await conn.execute(insert(schema.reports).values(
+                id=report_id, table_id=room.id, reporter_id=player.id, reporter_seat=mine,
+                seat=body.seat, reason=body.reason.strip(), chat=json.dumps(chat),
+                phase=phase, at=time.time(), reported_id=reported))
+    finally:
+        _filing.discard(key)
     return {"id": report_id}
 
 
+async def _reported(request: Request, table_id: str, reporter: str, seat: int,
+                    reported: str | None) -> bool:
+    """Whether `reporter` has reported the person at `seat` of this table already."""
+    r = schema.reports
+    async with deps.store(request).engine.connect() as conn:
+        found = (await conn.execute(select(r.c.id).where(
+            r.c.table_id == table_id, r.c.reporter_id == reporter, r.c.seat == seat,
+            r.c.reported_id.is_not_distinct_from(reported)).limit(1))).first()
+    return found is not None
+
+
 @router.get("/tables/{table_id}/reports")
-async def reports(table_id: str, request: Request) -> dict[str, Any]:
-    """The reports of a table, for its host only, with no line the host could not read."""
+async def reports(table_id: str, request: Request,
+                  limit: int = Query(REPORTS_LISTED, ge=1, le=500)) -> dict[str, Any]:
+    """The newest `limit` reports of a table (oldest first) and how many it has, for its
+    host only, with no line the host could not read."""
     player = await deps.identity(request).player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
@@ -136,11 +169,14 @@ async def reports(table_id: str, request: Request) -> dict[str, Any]:
         raise LobbyError(403, "not_host", "only the table's host reads its reports")
     r = schema.reports
     async with deps.store(request).engine.connect() as conn:
+        total = (await conn.execute(select(func.count()).select_from(r)
+                                    .where(r.c.table_id == room.id))).scalar_one()
         rows = (await conn.execute(select(r).where(r.c.table_id == room.id)
-                                   .order_by(r.c.at))).mappings().all()
+                                   .order_by(r.c.at.desc(), r.c.id.desc()).limit(limit))
+                ).mappings().all()
     seat = room.lobby.seat_of(player.id)
     return {"reports": [{**dict(row), "chat": _readable_by(seat, json.loads(row["chat"]))}
-                        for row in rows]}
+                        for row in reversed(rows)], "total": total}
 
 
 def _readable_by(seat: int | None, chat: list[dict[str, Any]]) -> list[dict[str, Any]]:

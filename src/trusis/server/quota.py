@@ -48,6 +48,9 @@ class Quota:
         self.limits = limits
         self.hub = hub
         self.guests = PerAddress(limits.guests_per_address_hour, 3600.0)
+        self.reports = PerAddress(limits.reports_per_player_hour, 3600.0)
+        """Reports by player (the buckets are keyed by player id here)."""
+        self.reports_here = PerAddress(limits.reports_per_address_hour, 3600.0)
         self.sockets: dict[str, int] = {}
         """Open WebSockets by address."""
         self.per_table: dict[tuple[str, str], int] = {}
@@ -68,6 +71,22 @@ class Quota:
             raise too_many("too_many_guests", "too many new names from your address in the "
                            "last hour: keep the name you have, or try again later",
                            wait, limit=self.limits.guests_per_address_hour)
+
+    # -- reports -----------------------------------------------------------------
+
+    def new_report(self, player_id: str, address: str) -> None:
+        """One more report (R51) of this player from this address, or a 429: a few an
+        hour are plenty for a player; one guest filed 760 in 5 s, 4.3 MB kept."""
+        wait = self.reports.take(player_id)
+        if wait:
+            raise too_many("too_many_reports", "you have sent many reports in the last hour: "
+                           "the host and the moderators have them; try again later",
+                           wait, limit=self.limits.reports_per_player_hour)
+        wait = self.reports_here.take(address)
+        if wait:
+            raise too_many("too_many_reports", "many reports were sent from your address in "
+                           "the last hour: try again later", wait,
+                           limit=self.limits.reports_per_address_hour)
 
     # -- open tables -------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 table's `…/rematch/accept` and `…/rematch/decline` answer it; `…/series` lists a
 series' games and who won them. A program's seat token of the game before may
 accept its own kept seat, and only that: the answer carries a new seat token,
-for the new table's seat.
+for the new table's seat (the one handed out before, if it asks again, ends).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
+from sqlalchemy import func, select
 
-from trusis.server import deps
+from trusis.server import deps, schema
 from trusis.server.errors import LobbyError
 from trusis.server.rematch_db import link_of
 from trusis.server.series import series_of
@@ -67,8 +68,23 @@ async def accept(table_id: str, request: Request,
     assert seat is not None
     data: dict[str, Any] = {"seat": seat, "table": room.info(player.id)}
     if program:
-        data["token"] = await deps.store(request).new_token(player.id, "seat", room.id, seat)
+        data["token"] = await _seat_token(request, player.id, room.id, seat)
     return data
+
+
+async def _seat_token(request: Request, program: str, table_id: str, seat: int) -> str:
+    """The program's new seat token. Asking again (a lost answer) replaces the one handed
+    out before — its connections close — so a program holds one token at the new table
+    however often it accepts: a loop of accepts stored one more token each."""
+    t = schema.tokens
+    store = deps.store(request)
+    async with store.engine.connect() as conn:
+        families = (await conn.execute(select(func.coalesce(t.c.family, t.c.hash)).where(
+            t.c.player_id == program, t.c.kind == "seat", t.c.table_id == table_id))
+        ).scalars().all()
+    for family in families:
+        await deps.sessions(request).revoke(program, family=family)
+    return await store.new_token(program, "seat", table_id, seat)
 
 
 @router.post("/tables/{table_id}/rematch/decline")

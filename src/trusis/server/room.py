@@ -73,6 +73,8 @@ class Room:
     peers: Peers = field(default_factory=LocalPeers)
     """The other processes that hold this table (peers.py): none, for a single process."""
     table_due: asyncio.TimerHandle | None = None  # a coalesced `table` message (table_soon)
+    programs: int = 0
+    """Program seats handed out here (seating.py bounds them: `program_seats_per_table`)."""
 
     @property
     def owned(self) -> bool:

@@ -19,6 +19,7 @@ from trusis.server import barred, seat_changes
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person, returnable
 from trusis.server.host import GameHost
+from trusis.server.limits import Limits
 from trusis.server.names import look_alike, refuse_lookalike, skeletons
 from trusis.server.rematch_db import bot_gives_way
 from trusis.server.room import Room
@@ -43,6 +44,7 @@ class Seating:
     """The lobby's requests (a part of `Hub`)."""
 
     store: Store
+    limits: Limits
 
     @staticmethod
     def _open(room: Room) -> None:
@@ -144,9 +146,17 @@ class Seating:
 
     async def _program_seat(self, room: Room, player: Player, seat: int | None,
                            name: str) -> tuple[int, str]:
-        """The host hands a seat to a program: a player of kind program, and its token."""
+        """The host hands a seat to a program: a player of kind program, and its token.
+        Both are kept for good, so a table hands out `program_seats_per_table` at most:
+        a host handing a seat to a program and freeing it, in a loop, stored two rows a
+        request."""
         self._host(room, player)
         refuse_lookalike(name, room.lobby.names_beside(None, None))  # D20, D40
+        cap = self.limits.program_seats_per_table
+        if cap and room.programs >= cap:
+            raise LobbyError(409, "too_many_programs", f"this table has handed {cap} seats "
+                             "to programs already: open a new table for more", limit=cap)
+        room.programs += 1
         program = await self.store.new_player(name, "program", made_by=player.id)  # D41
         async with room.lock:
             self._open(room)

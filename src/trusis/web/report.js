@@ -96,7 +96,9 @@ export function reportsSection(tableId, host) {
 async function loadReports(tableId, entry) {
   entry.asked = true;
   try {
-    entry.data = (await get(`/api/tables/${encodeURIComponent(tableId)}/reports`)).reports || [];
+    const reply = await get(`/api/tables/${encodeURIComponent(tableId)}/reports`);
+    entry.data = reply.reports || [];
+    entry.total = reply.total ?? entry.data.length; // the list holds the newest 100
   } catch {
     entry.data = null; // not the host (403), or nothing to read: no section
   }
@@ -112,7 +114,7 @@ function drawReports(tableId, entry) {
     on: { click: () => loadReports(tableId, entry) },
   });
   fill(entry.el,
-    h("div", { class: "card-head" }, h("h2", { id: "reports-title" }, t("report.section", { count: reports.length })), refresh),
+    h("div", { class: "card-head" }, h("h2", { id: "reports-title" }, t("report.section", { count: entry.total ?? reports.length })), refresh),
     h("p", { class: "hint" }, t("report.section_hint")),
     reports.length ? h("ol", { class: "report-list" }, reports.map((r) => h("li", { class: "report" },
       h("p", { class: "report-head" },
