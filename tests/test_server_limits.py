@@ -365,3 +365,28 @@ def test_a_table_hands_out_a_bounded_number_of_program_seats(tmp_path: Path) -> 
         assert host.http.post(f"/api/tables/{other}/seats/1/program",
                               json={"name": "Prog"}).status_code == 200
         host.close()
+
+
+def test_replay_steps_past_the_end_cost_one_build(server: ServerProcess) -> None:
+    """The replay's cache key held the step before it was clamped to the game's length:
+    an anonymous visitor asking step=100001, 100002, … had the whole game rebuilt in a
+    thread at every request. Now the step is clamped first: every step past the end is
+    the last step, built once and then answered from the cache."""
+    host = Guest(server.url, "Short game")
+    table = host.create(seats=5, day_seconds=30, night_seconds=15)["id"]
+    host.bots(table, 5)
+    host.start(table)
+    deadline = time.monotonic() + 120
+    while host.http.get(f"/api/tables/{table}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the bots' game did not end in time"
+        time.sleep(0.3)
+    with httpx.Client(base_url=server.url, timeout=30) as anonymous:
+        for seat in ({}, {"seat": 2}):
+            path = f"/api/tables/{table}/replay"
+            first = anonymous.get(path, params={**seat, "step": 10**5})
+            assert first.headers["cache-status"] == "trusis; fwd=miss; stored", seat
+            for step in (10**5 + 1, 10**5 + 2, 10**6):
+                again = anonymous.get(path, params={**seat, "step": step})
+                assert again.headers["cache-status"] == "trusis; hit", (seat, step)
+                assert again.content == first.content
+    host.close()

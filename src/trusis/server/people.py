@@ -24,6 +24,7 @@ from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
 from trusis.server.personal import DELETED_NAME, forget_player, player_data
 from trusis.server.quota import quota
+from trusis.server.room import Room
 from trusis.server.store import new_id
 from trusis.table.replayer import replay_step
 
@@ -96,15 +97,27 @@ async def replay(table_id: str, request: Request, step: int = Query(0, ge=0, le=
     viewer = owner.player.id if owner else None
     mine = tuple(sorted(n for n, s in room.lobby.seats.items()
                         if viewer is not None and s.player_id == viewer))
+    if seat is not None and seat > room.lobby.options.seats:
+        raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
+    step = _clamped(room, seat, step)  # before keying: each step past the end was a build
     key = ("replay", room.id, version(room), mine, seat, step)
     found = ends(request).hit(key)
     if found is None:  # built once, in a thread (endcache.py)
         # Refuses a running game; a seat's whispers only for their sender and recipient (R50).
         record = await hub.players_record(room, viewer)
-        if seat is not None and seat > len(record.players):
-            raise LobbyError(422, "no_such_seat", f"there is no seat {seat}", seat=seat)
         found = await ends(request).build(key, lambda: replay_step(record, seat, step))
     return found
+
+
+def _clamped(room: Room, seat: int | None, step: int) -> int:
+    """`step`, or the game's last step if past it: the seat's whole stream (seat None: the
+    record's actions) in the game as played. A viewer's own record may hold fewer (the
+    whispers of others left out, R50); replay_step clamps again to those."""
+    if room.host is None:
+        return step
+    table = room.host.table
+    last = len(table.record.actions) if seat is None else table.stream_length(seat)
+    return min(step, last)
 
 
 @router.post("/tables/{table_id}/reports", status_code=201)
