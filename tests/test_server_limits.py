@@ -390,3 +390,46 @@ def test_replay_steps_past_the_end_cost_one_build(server: ServerProcess) -> None
                 assert again.headers["cache-status"] == "trusis; hit", (seat, step)
                 assert again.content == first.content
     host.close()
+
+
+def test_running_games_are_bounded_per_host_and_address(tmp_path: Path) -> None:
+    """The open-table limits counted only tables not started: one address created and
+    started dozens of 30-seat tables that ran for hours, all in the lobby's listing. Now a
+    host runs `running_tables_per_player` games at once and an address
+    `running_tables_per_address` (set small here); a game that ends frees its place."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", "running_tables_per_player=2",
+            "--limit", "running_tables_per_address=3"]) as server:
+
+        def long_game(host: Guest) -> str:
+            """A table whose game runs for minutes: its host is seated, and away."""
+            table = host.create(seats=5)["id"]
+            host.sit(table, 1)
+            host.bots(table, 4)
+            return table
+
+        one, two, far = (Guest(server.url, n) for n in ("Runner", "Runner two", "Far"))
+        far.http.headers["X-Forwarded-For"] = "10.20.30.41"  # through the proxy
+        games = [long_game(one) for _ in range(2)]
+        for table in games:
+            one.start(table)
+        third = long_game(one)
+        reply = one.http.post(f"/api/tables/{third}/start")
+        assert refused(reply, 429, "too_many_running_tables")["params"]["limit"] == 2
+        assert "Retry-After" in reply.headers
+        assert one.http.get(f"/api/tables/{third}").json()["status"] == "open"  # nothing done
+        two.start(long_game(two))
+        reply = two.http.post(f"/api/tables/{long_game(two)}/start")  # the same address
+        assert refused(reply, 429, "too_many_running_tables")["params"]["limit"] == 3
+        far.start(long_game(far))  # another address has its own
+        seat = Player(server, games[0], one.token)  # the host leaves: bots end the game
+        seat.until(lambda p: p.view is not None)
+        assert seat.command(do="leave")["type"] == "ack"
+        deadline = time.monotonic() + 60
+        while one.http.get(f"/api/tables/{games[0]}").json()["status"] != "finished":
+            assert time.monotonic() < deadline, "the bots' game did not end in time"
+            time.sleep(0.3)
+        one.start(third)  # a game that ended frees its place
+        seat.close()
+        for g in (one, two, far):
+            g.close()

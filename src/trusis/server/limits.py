@@ -37,6 +37,10 @@ class Limits:
     """Tables not yet started that one player hosts at once."""
     open_tables_per_address: int = 30
     """Tables not yet started that players of one address host at once."""
+    running_tables_per_player: int = 5
+    """Games one player hosts that are running at once."""
+    running_tables_per_address: int = 30
+    """Games running at once that were started from one address."""
     abandoned_seconds: float = 1800.0
     """An open table that nobody has been connected to for this long is closed."""
     sockets_per_table: int = 8

@@ -215,7 +215,10 @@ async def claim(table_id: str, body: ClaimIn, request: Request,
 async def start(table_id: str, request: Request) -> dict[str, Any]:
     player = await deps.identity(request).player(request)
     room = await deps.hub(request).room(table_id, player.id)
-    await deps.hub(request).start(room, player)
+    address = client_address(request)
+    with quota(request).starting(player.id, address):
+        await deps.hub(request).start(room, player)
+        quota(request).table_started(room, address)
     return room.info(player.id)
 
 

@@ -1,5 +1,5 @@
-"""Who may open what: guests, open tables and WebSockets per player and per address,
-and the closing of open tables that everybody abandoned.
+"""Who may open what: guests, reports, open and running tables and WebSockets per
+player and per address, and the closing of open tables that everybody abandoned.
 
 The counts are this process's (with several processes each keeps its own, which
 a load balancer spreading one address over N processes multiplies by at most N).
@@ -61,6 +61,10 @@ class Quota:
         """Open tables created here: table id -> its creator's address."""
         self.seen: dict[str, float] = {}
         """Open tables: when somebody was last connected to each (or it was created)."""
+        self.starts: dict[str, int] = {}
+        """Games being started, by host and by address (`starting`)."""
+        self.running: dict[str, str] = {}
+        """Games started here and running: table id -> the address that started it."""
         self.task: asyncio.Task[None] | None = None
 
     # -- guests ------------------------------------------------------------------
@@ -127,6 +131,42 @@ class Quota:
     def table_created(self, room: Room, address: str) -> None:
         self.opened[room.id] = address
         self.seen[room.id] = time.time()
+
+    # -- running tables ----------------------------------------------------------
+
+    @contextlib.contextmanager
+    def starting(self, player_id: str, address: str) -> Iterator[None]:
+        """Around a game's start: refused if its host, or the address, already runs
+        enough games (those being started counted too). A started game was no longer
+        an open table: one address started dozens of 30-seat games that ran for hours,
+        all listed in every lobby."""
+        rooms = [r for r in self.hub.rooms.values() if r.status == "running"]
+        running = {r.id for r in rooms}
+        for table_id in [t for t in self.running if t not in running]:
+            del self.running[table_id]
+        mine = sum(1 for r in rooms if r.lobby.host_id == player_id) + \
+            self.starts.get(player_id, 0)
+        cap = self.limits.running_tables_per_player
+        if cap and mine >= cap:
+            raise too_many("too_many_running_tables", f"{mine} games you host are running: "
+                           "let one end before starting another", 300, limit=cap)
+        here = sum(1 for a in self.running.values() if a == address) + \
+            self.starts.get(address, 0)
+        cap = self.limits.running_tables_per_address
+        if cap and here >= cap:
+            raise too_many("too_many_running_tables", f"{here} games started from your "
+                           "address are running: let one end before starting another",
+                           300, limit=cap)
+        _count(self.starts, player_id, 1)
+        _count(self.starts, address, 1)
+        try:
+            yield
+        finally:
+            _count(self.starts, player_id, -1)
+            _count(self.starts, address, -1)
+
+    def table_started(self, room: Room, address: str) -> None:
+        self.running[room.id] = address
 
     # -- WebSockets --------------------------------------------------------------
 
