@@ -433,3 +433,33 @@ def test_running_games_are_bounded_per_host_and_address(tmp_path: Path) -> None:
         seat.close()
         for g in (one, two, far):
             g.close()
+
+
+def test_one_address_gets_a_budget_of_balance_estimates_an_hour(tmp_path: Path) -> None:
+    """One estimate at a time per address bounded how many at once, not how many in a row:
+    one address asking again as soon as each was ready kept the worker (a core) busy for
+    good. Now an address has `balance_estimates_per_address_hour` (set small here); a
+    ready estimate is free to ask again, and another address has its own."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", "balance_estimates_per_address_hour=2"]) as server, \
+            httpx.Client(base_url=server.url, timeout=30) as http:
+
+        def ready(players: int, at: str | None = None) -> httpx.Response:
+            """Ask, then ask again until it is ready (as the page polls)."""
+            params = {"players": players, "set": json.dumps({"custom": {"TRUSIS": 1}})}
+            headers = {"X-Forwarded-For": at} if at else {}
+            deadline = time.monotonic() + 60
+            while True:
+                reply = http.get("/api/balance", params=params, headers=headers)
+                if reply.status_code != 200 or reply.json()["status"] == "ready":
+                    return reply
+                assert time.monotonic() < deadline, "the estimate took too long"
+                time.sleep(0.3)
+
+        assert ready(5).status_code == 200
+        assert ready(6).status_code == 200
+        reply = ready(7)
+        body = refused(reply, 429, "too_many_estimates")
+        assert body["params"]["limit"] == 2 and int(reply.headers["Retry-After"]) > 60
+        assert ready(5).json()["status"] == "ready"  # a ready one costs nothing
+        assert ready(7, at="10.20.30.42").json()["status"] == "ready"  # another address

@@ -6,7 +6,9 @@ computed ahead and shipped (balance_standard.json, tools/balance_standard.py),
 so a host choosing a size never waits. Any other set takes seconds of CPU: the
 first request starts it in a worker process and answers `pending`; the client
 asks again, and the cached estimate comes back at once from then on. The queue
-and the cache are bounded (limits.py): one visitor cannot keep the worker busy.
+and the cache are bounded (limits.py), and so is what one address starts in an
+hour: one visitor cannot keep the worker busy (asking for a new estimate as soon
+as each was ready kept it busy for good, one at a time).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from trusis.lab.simulate import plan, run_job, tally
 from trusis.rules.roles import TEAMS
 from trusis.server.errors import LobbyError
-from trusis.server.limits import Limits, too_many
+from trusis.server.limits import Limits, PerAddress, too_many
 
 BOTS = dict.fromkeys(TEAMS, "heuristic")
 STANDARD_FILE = str(Path(__file__).with_name("balance_standard.json"))
@@ -55,7 +57,8 @@ def key_of(players: int, custom: dict[str, int] | None) -> str:
 class Balance:
     """Estimates by (size, set): the standard set's shipped, the others computed once per
     process in one worker, at most `limits.balance_jobs` waiting or running (and
-    `balance_jobs_per_address` for one address), the last `balance_cache` kept."""
+    `balance_jobs_per_address` for one address, `balance_estimates_per_address_hour`
+    started by one address in an hour), the last `balance_cache` kept."""
 
     def __init__(self, games: int, limits: Limits | None = None,
                  executor: Executor | None = None) -> None:
@@ -66,6 +69,7 @@ class Balance:
         self.done: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.running: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.asked: dict[str, str] = {}  # estimate under way -> the address that asked first
+        self.budget = PerAddress(self.limits.balance_estimates_per_address_hour, 3600.0)
 
     def _pool(self) -> Executor:
         if self.executor is None:
@@ -117,6 +121,11 @@ class Balance:
                                "estimates: try again in a minute", limit=cap)
             error.headers = {"Retry-After": "60"}
             raise error
+        wait = self.budget.take(address)  # last: a refusal above costs none of the budget
+        if wait:
+            raise too_many("too_many_estimates", "you asked for many estimates in the last "
+                           "hour: the ones ready stay free to read; try another later", wait,
+                           limit=self.limits.balance_estimates_per_address_hour)
 
     def close(self) -> None:
         """Stop the worker now: an estimate under way is not worth waiting for."""

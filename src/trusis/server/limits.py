@@ -62,6 +62,9 @@ class Limits:
     """Balance estimates waiting or running in this process at once."""
     balance_jobs_per_address: int = 1
     """Balance estimates one address may have waiting or running at once."""
+    balance_estimates_per_address_hour: int = 20
+    """Custom estimates one address may start in an hour (a burst of that many, then one
+    every 3 minutes): at ~20 s of CPU each, at most about a ninth of the worker."""
     balance_cache: int = 256
     """Balance estimates of custom sets kept in memory (the standard set's are shipped)."""
     chat_after_end_per_seat: int = 300
