@@ -135,13 +135,13 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
     held = room.lobby.seats.get(body.seat)  # the person reported, whoever holds the seat later
     reported = held.player_id if held is not None else None
     key = (room.id, player.id, body.seat)
-    if key in _filing or await _reported(request, room.id, player.id, body.seat, reported):
-        raise LobbyError(409, "already_reported", f"you have reported seat {body.seat} at "
-                         "this table already: the host and the moderators have it",
-                         seat=body.seat)
-    quota(request).new_report(player.id, client_address(request))
+    if key in _filing:  # the same report, sent again before the first is stored
+        raise _already_reported(body.seat)
     _filing.add(key)
     try:
+        if await _reported(request, room.id, player.id, body.seat, reported):
+            raise _already_reported(body.seat)
+        quota(request).new_report(player.id, client_address(request))
         mine = room.lobby.seat_of(player.id)
         chat: Sequence[Any] = []
         phase = ""
@@ -157,6 +157,11 @@ async def report(table_id: str, body: ReportIn, request: Request) -> dict[str, A
     finally:
         _filing.discard(key)
     return {"id": report_id}
+
+
+def _already_reported(seat: int) -> LobbyError:
+    return LobbyError(409, "already_reported", f"you have reported seat {seat} at this "
+                      "table already: the host and the moderators have it", seat=seat)
 
 
 async def _reported(request: Request, table_id: str, reporter: str, seat: int,
