@@ -42,12 +42,13 @@ PAIR_MAX_DELAY = 15 * 60.0
 PAIR_FORGET = 24 * 3600.0
 """A pair left alone this long starts again from zero."""
 ADDRESS_WINDOW = 15 * 60.0
-ADDRESS_LOGINS = 30
-"""Logins (successful or not) from one address in ADDRESS_WINDOW: 10 friends behind
-one address each logging in a few times never meet it."""
+ADDRESS_LOGINS = 90
+"""Logins (successful or not) from one address in ADDRESS_WINDOW: a class of thirty behind
+one school's address, each signing in with a typo or two, never meets it."""
 REGISTER_WINDOW = 3600.0
-REGISTRATIONS = 20
-"""Accounts registered from one address in REGISTER_WINDOW."""
+REGISTRATIONS = 60
+"""Accounts registered from one address in REGISTER_WINDOW: that class, each making an
+account and trying a refused password once, does not meet it either."""
 
 
 def pair_delay(failures: int) -> float:
