@@ -104,10 +104,9 @@ def serve_command(
     settings.metrics_port = metrics_port
     settings.metrics_token = (metrics_token or "").strip()
     settings.log_json = log_format == "json"
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
-    settings.ready_message = (f"Trusis is ready: open http://{shown}:{port}/ in your browser "
-                              f"to play. Games are kept in {kept}. Ctrl+C stops the server.")
+    settings.ready_message = (f"Trusis is ready: {_where(host, port)} Games are kept in "
+                              f"{kept}. Ctrl+C stops the server.")
     if (path := sqlite_file(settings.database_url)) is not None:
         try:
             held = onefile.hold(path)  # noqa: F841 - kept open while the server runs
@@ -116,6 +115,35 @@ def serve_command(
             raise typer.Exit(2) from None
     run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips,
         ws_compression)
+
+
+def _where(host: str, port: int) -> str:
+    """Where to open the game, and for a server every address reaches, the address to
+    send friends: a table's link copied from a page at localhost opens on no one else's
+    computer."""
+    if host in ("127.0.0.1", "::1", "localhost"):
+        return (f"open http://localhost:{port}/ in your browser to play (only this computer "
+                "can: --host 0.0.0.0 lets the others on your network in).")
+    if host not in ("0.0.0.0", "::"):
+        return f"open http://{host}:{port}/ in your browser to play."
+    found = network_address()
+    shared = (f" Friends on your network open http://{found}:{port}/ (open it there too, "
+              "so that the tables' links you send them work).") if found else ""
+    return f"open http://localhost:{port}/ in your browser to play.{shared}"
+
+
+def network_address() -> str | None:
+    """This machine's address on its network: the one it would send from (a UDP socket
+    sends nothing when it connects), or None without a network."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached
+            found: str = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if found.startswith("127.") or found == "0.0.0.0" else found
 
 
 KEEP_ALIVE_SECONDS = 20
