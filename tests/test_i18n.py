@@ -72,6 +72,14 @@ def test_refusals_render_with_names_in_each_language() -> None:
     assert IllegalAction("already_swept").message() == "the Sweeper has already swept tonight"
 
 
+def test_R53_a_seat_handed_to_a_bot_is_played_by_a_bot() -> None:
+    """It read "seat 2 is now played by bot"; a name is still said as it is."""
+    assert render("event.replaced", {"seat": 2, "by": "bot"}) == "seat 2 is now played by a bot"
+    assert render("event.replaced", {"seat": 2, "by": "bot"}, "fr").endswith("par un bot")
+    assert render("event.replaced", {"seat": 2, "by": "bot"}, "it").endswith("da un bot")
+    assert render("event.replaced", {"seat": 2, "by": "Newt"}).endswith("played by Newt")
+
+
 def test_results_render_role_and_fact_names() -> None:
     text = render("event.foresee_result", {"target": 3, "role": "WISE_WOMAN"}, "it")
     assert "Suocera" in text and "posto 3" in text

@@ -74,6 +74,8 @@ def render(
             values[key] = cat.get(f"winner.{value}", value)
         elif key == "team":
             values[key] = cat.get(f"team.{value}", value)
+        elif key == "by":  # `replace`: a name, or "bot" (said as "a bot")
+            values[key] = cat.get(f"by.{value}", value) if value == "bot" else value
         else:
             values[key] = value
     try:

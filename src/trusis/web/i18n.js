@@ -132,6 +132,7 @@ export function msg(code, params = {}, namer = seatName) {
     else if (key === "result") values[key] = state.msgs[`fact.${value}`] ?? value;
     else if (key === "winner") values[key] = state.msgs[`winner.${value}`] ?? value;
     else if (key === "team") values[key] = state.msgs[`team.${value}`] ?? value;
+    else if (key === "by") values[key] = value === "bot" ? state.msgs["by.bot"] ?? value : value;
     else values[key] = value;
   }
   return fillTemplate(template, values);
