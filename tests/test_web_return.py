@@ -176,3 +176,25 @@ def test_R53_the_replay_marks_who_held_each_seat_when(server, browser, size: str
         assert not viewer.problems(), viewer.problems()
     finally:
         viewer.page.context.close()
+
+
+def test_D31_the_host_who_left_is_told_how_to_come_back(server, browser) -> None:
+    """The host who left on purpose read "The host can let you back with a link": they are
+    the host. The notice now says how they let themselves back, and it works."""
+    ann, bob, table_id = table_with_bob(server, browser, "desktop")
+    try:
+        ann.page.locator(".table-foot .btn-leave").click()
+        ann.page.locator("dialog[open] .btn-danger").click()
+        notice = ann.page.locator(".table-away .card", has_text="As the host")
+        notice.wait_for()
+        assert "The host can let you back" not in notice.inner_text()
+        shot(ann.page, "return-host-left")
+        ann.page.locator('.departed[data-seat="1"] .btn-link').click()
+        url = ann.page.locator('.departed[data-seat="1"] .claim-url').input_value()
+        ann.page.goto(url)
+        ann.page.locator(".seat.is-me:not(.is-left)").wait_for()
+        assert ann.page.locator(".table-away .card").count() == 0
+        assert not ann.problems() and not bob.problems(), (ann.problems(), bob.problems())
+    finally:
+        ann.page.context.close()
+        bob.page.context.close()

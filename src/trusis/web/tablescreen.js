@@ -341,7 +341,8 @@ export class TableScreen {
     if (state === this.awayKey) return;
     this.awayKey = state;
     fill(this.away, state ? h("div", { class: "card notice-away", attrs: { role: "status" } },
-      h("p", {}, t(state === "left" ? "return.left_notice" : "return.grace_notice", { seat: seatName(mine.seat) }))) : null);
+      h("p", {}, t(state !== "left" ? "return.grace_notice"
+        : this.store.table?.you_host ? "return.left_notice_host" : "return.left_notice", { seat: seatName(mine.seat) }))) : null);
   }
 
   /** The role card in the ring's centre, drawn again only when what it says changes. */
