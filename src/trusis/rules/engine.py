@@ -244,15 +244,12 @@ def _replace(state: GameState, action: Action, out: list[Event]) -> None:
     state.emit(out, "returned" if back else "replaced", {"seat": seat, "by": by})
 
 
-def _say(state: GameState, action: Action, out: list[Event]) -> None:
-    """R50: public or private chat, open to the living and the dead, at any time."""
-    seat = check_seat(state, action.seat)
-    if state.left[seat]:
-        raise IllegalAction("actor_left", seat=seat)
+def message_text(raw: object) -> str:
+    """A chat message's text as D9 cleans it, or IllegalAction: the game's chat and the
+    waiting room's (the server's, before the start) are cleaned and bounded alike."""
     # D9: line breaks, tabs and control characters become single spaces, so that a
     # message can never pass for a system announcement on its own line. The length
     # is checked while cleaning, so a huge text is given up without being copied.
-    raw = action.text
     if raw is None:
         raw = ""
     elif type(raw) is not str:
@@ -262,6 +259,15 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
         raise IllegalAction("message_too_long", limit=MAX_MESSAGE)
     if not text:
         raise IllegalAction("empty_message")
+    return text
+
+
+def _say(state: GameState, action: Action, out: list[Event]) -> None:
+    """R50: public or private chat, open to the living and the dead, at any time."""
+    seat = check_seat(state, action.seat)
+    if state.left[seat]:
+        raise IllegalAction("actor_left", seat=seat)
+    text = message_text(action.text)
     to = action.to
     if to is None:
         state.chat.append((state.seq + 1, state.kind, state.number, seat, 0, text))
@@ -294,4 +300,4 @@ _HANDLERS: Final[dict[str, Callable[[GameState, Action, list[Event]], None]]] = 
     SAY: _say,
 }
 
-__all__ = ["DAY", "NIGHT", "ROLES", "apply", "new_game"]
+__all__ = ["DAY", "NIGHT", "ROLES", "apply", "message_text", "new_game"]

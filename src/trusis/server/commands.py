@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from trusis.rules.actions import REPLACE, SAY, STAFF_DRAW, TIMEOUT, Action
+from trusis.rules.engine import message_text
+from trusis.rules.errors import IllegalAction
 from trusis.rules.i18n import render, seat_label
 from trusis.server import chatcap, metrics
 from trusis.server.answers import CommandAnswer
@@ -75,8 +77,13 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
                  given: ActionIn, lang: str) -> CommandAnswer:
     reply: CommandAnswer
     host = room.host
+    if host is None and given.do == SAY and (
+            sitting := room.lobby.seat_of(player_id)) is not None:
+        return await _waiting_say(room, player_id, sitting, client_id, given, lang)
     if host is None or seat is None:
-        code = "not_started" if host is None else "spectator"
+        # Before the start only a seated player's `say` is taken (D45): anyone else's is
+        # a spectator's, as during the game.
+        code = "not_started" if host is None and given.do != SAY else "spectator"
         reply = refusal(room, client_id, code, {}, lang)
     elif given.do in NOT_COMMANDS:  # the server's clock (R12) and the host's (R53) only
         reply = refusal(room, client_id, "unknown_action", {"do": given.do}, lang)
@@ -103,6 +110,33 @@ async def _apply(room: Room, player_id: str, seat: int | None, client_id: str,
             reply = refusal(room, client_id, err.code, err.params, lang)
     if room.host is not None:
         reply = reply.counted(len(room.host.table.record.actions))
+    room.answers.remember(player_id, client_id, reply)
+    return reply
+
+
+async def _waiting_say(room: Room, player_id: str, seat: int, client_id: str,
+                       given: ActionIn, lang: str) -> CommandAnswer:
+    """A seated player's `say` in the waiting room (D45): public only, checked as the
+    game's chat is — the mute, the same per-player budgets (the room's, which the game's
+    host takes over), D9's cleaning — and kept by the room, never stored."""
+    reply: CommandAnswer
+    if given.to is not None:
+        reply = refusal(room, client_id, "private_not_started", {}, lang)
+    elif (muted := await room.store.mutes.until(player_id)) is not None:  # D36, D41
+        reply = refusal(room, client_id, "muted", {"until": muted or None}, lang)
+    elif not room.budgets.allowed(player_id, chat=True):
+        wait = room.budgets.retry_after(player_id, chat=True)
+        if (figures := metrics.FIGURES) is not None:
+            figures.rate_limited("chat")
+        return refusal(room, client_id, "rate_limited", {"retry_after": wait}, lang)
+    else:
+        try:
+            text = message_text(given.text)  # D9, as the engine cleans the game's chat
+        except IllegalAction as err:
+            reply = refusal(room, client_id, err.code, err.params, lang)
+        else:
+            room.waiting_say(seat, text)
+            reply = CommandAnswer.ack(client_id)
     room.answers.remember(player_id, client_id, reply)
     return reply
 

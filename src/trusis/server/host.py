@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import random
 import secrets
 import time
@@ -36,7 +35,7 @@ from trusis.rules.roles import DAY
 from trusis.server.botplay import BotPlay
 from trusis.server.lobby_state import LobbyState
 from trusis.server.peers import Peers
-from trusis.server.ratelimit import Budget
+from trusis.server.ratelimit import Budget, Budgets
 from trusis.server.records import rebuild_table
 from trusis.server.store import LeaseLost, Store
 from trusis.table.table import Outcome, Table
@@ -78,7 +77,8 @@ class GameHost:
     and (when this process writes it) the one path every action takes."""
 
     def __init__(self, table_id: str, table: Table, store: Store, lobby: LobbyState,
-                 delivery: Delivery, lock: asyncio.Lock, deadline: float | None = None) -> None:
+                 delivery: Delivery, lock: asyncio.Lock, deadline: float | None = None,
+                 budgets: Budgets | None = None) -> None:
         self.id = table_id
         self.table = table
         self.store = store
@@ -86,7 +86,7 @@ class GameHost:
         self.delivery = delivery
         self.lock = lock  # the room's: see the module's docstring
         self.deadline = deadline
-        self.budgets: dict[str, Budget] = {}
+        self.budgets = Budgets() if budgets is None else budgets  # the room's (ratelimit.py)
         self.bots: BotPlay | None = None
         self.timers: Stoppable | None = None  # what runs by itself while this process writes
         self.wake = asyncio.Event()
@@ -213,18 +213,15 @@ class GameHost:
     # -- the per-player rate limits -------------------------------------------------
 
     def budget(self, player_id: str) -> Budget:
-        budget = self.budgets.get(player_id)
-        if budget is None:
-            budget = self.budgets[player_id] = Budget()
-        return budget
+        return self.budgets.budget(player_id)
 
     def allowed(self, player_id: str, action: Action) -> bool:
         """The per-player rate limits (commands, and chat on its own)."""
-        return self.budget(player_id).take(chat=action.do == SAY)
+        return self.budgets.allowed(player_id, chat=action.do == SAY)
 
     def retry_after(self, player_id: str, action: Action) -> int:
         """Whole seconds (at least 1) until a refused `action` would be allowed again."""
-        return max(1, math.ceil(self.budget(player_id).retry_after(chat=action.do == SAY)))
+        return self.budgets.retry_after(player_id, chat=action.do == SAY)
 
     # -- what runs by itself (timers.py) -------------------------------------------
 

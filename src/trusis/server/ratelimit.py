@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -50,3 +51,25 @@ class Budget:
         """Seconds until a refused command (or chat line) would be taken again."""
         wait = self.commands.wait()
         return max(wait, self.chat.wait()) if chat else wait
+
+
+@dataclass
+class Budgets:
+    """Every player's budget at one table, kept by its room from the waiting room on: the
+    game's host (host.py) takes the same ones, so the start resets nothing either."""
+
+    players: dict[str, Budget] = field(default_factory=dict)
+
+    def budget(self, player_id: str) -> Budget:
+        budget = self.players.get(player_id)
+        if budget is None:
+            budget = self.players[player_id] = Budget()
+        return budget
+
+    def allowed(self, player_id: str, chat: bool) -> bool:
+        """The per-player rate limits (commands, and chat on its own)."""
+        return self.budget(player_id).take(chat)
+
+    def retry_after(self, player_id: str, chat: bool) -> int:
+        """Whole seconds (at least 1) until a refused command would be allowed again."""
+        return max(1, math.ceil(self.budget(player_id).retry_after(chat)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from trusis.server.host import GameHost
 from trusis.server.lobby_state import LobbyState
 from trusis.server.peers import LocalPeers, Peers
 from trusis.server.protocol import dumps
+from trusis.server.ratelimit import Budgets
 from trusis.server.seat import RoomStatus
 from trusis.server.store import Store
 from trusis.table.table import Table
@@ -36,6 +38,8 @@ log = logging.getLogger("trusis.server")
 EVENTS_KEPT_FOR_CATCH_UP = 2000
 """A client further behind than this gets a fresh snapshot instead of the events."""
 TABLE_COALESCE_SECONDS = 0.1  # joins and parts this close share one `table` message
+WAITING_CHAT_KEPT = 50
+"""The waiting room's last chat lines a room keeps (in memory only) for who connects (D45)."""
 
 
 @dataclass(slots=True)
@@ -75,6 +79,11 @@ class Room:
     table_due: asyncio.TimerHandle | None = None  # a coalesced `table` message (table_soon)
     programs: int = 0
     """Program seats handed out here (seating.py bounds them: `program_seats_per_table`)."""
+    budgets: Budgets = field(default_factory=Budgets)
+    """Each player's rate limits at this table, from the waiting room on (the host's too)."""
+    waiting_chat: deque[dict[str, Any]] = field(
+        default_factory=lambda: deque(maxlen=WAITING_CHAT_KEPT))
+    """The waiting room's last public lines (D45): never stored, never in the record."""
 
     @property
     def owned(self) -> bool:
@@ -125,6 +134,8 @@ class Room:
         if client.seat is not None:
             self.away.pop(client.seat, None)
         client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+        if self.waiting_chat:  # what was said before the start, also once it has started
+            client.send(dumps({"type": "waiting_chat", "lines": list(self.waiting_chat)}))
         self.table_soon()  # the others: one message for every join close together
         self.peers.clients_changed()
 
@@ -158,6 +169,17 @@ class Room:
         for client in list(self.clients):
             client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
         self.peers.table_changed()  # followers show the same lobby facts
+
+    def waiting_say(self, seat: int, text: str) -> None:
+        """A seat's public line in the waiting room (D45), cleaned and checked already
+        (commands.py): kept among the last WAITING_CHAT_KEPT and sent to every client."""
+        held = self.lobby.seats.get(seat)
+        line = {"seat": seat, "name": held.name if held is not None else None,
+                "text": text, "t": time.time()}
+        self.waiting_chat.append(line)
+        frame = dumps({"type": "waiting_chat", "lines": [line]})
+        for client in list(self.clients):
+            client.send(frame)
 
     def clock(self) -> dict[str, Any]:
         return {"now": time.time(), "deadline": self.host.deadline if self.host else None}
@@ -229,7 +251,8 @@ class Room:
         """The started game, held by this room from now on (a follower's copy read
         again keeps its host, with the new table and deadline)."""
         if self.host is None:
-            self.host = GameHost(self.id, table, self.store, self.lobby, self, self.lock)
+            self.host = GameHost(self.id, table, self.store, self.lobby, self, self.lock,
+                                 budgets=self.budgets)
         else:
             self.host.replace_table(table)
         self.host.deadline = deadline
