@@ -63,10 +63,21 @@ export class Chat {
     return String(line.from === this.store.seat ? line.to : line.from);
   }
 
-  lines(thread) { return this.store.chat.filter((l) => !this.hidden(l) && this.threadOf(l) === thread); }
+  lines(thread) {
+    const game = this.store.chat.filter((l) => !this.hidden(l) && this.threadOf(l) === thread);
+    if (thread !== PUBLIC) return game;
+    // The waiting room's lines (D45) come first; once the game shows, under a heading.
+    const before = (this.store.waitingChat || []).filter((l) => !this.hidden(l));
+    if (!before.length || !this.store.view) return [...before, ...game];
+    return [{ system: true, head: true, key: "before" }, ...before, ...game];
+  }
+
+  /** Before the start: the waiting room, where only public chat is open (D45). */
+  waitingRoom() { return !this.store.view && (!this.store.table || this.store.table.status === "open"); }
 
   counts() {
-    const counts = new Map([[PUBLIC, 0]]);
+    const counts = new Map([[PUBLIC, this.lines(PUBLIC).length - this.store.chat.filter(
+      (l) => !this.hidden(l) && this.threadOf(l) === PUBLIC).length]]);
     for (const line of this.store.chat) {
       if (this.hidden(line)) continue;
       const th = this.threadOf(line);
@@ -258,11 +269,21 @@ export class Chat {
 
   line(l) {
     const time = l.t ? h("time", { class: "chat-time" }, clockTime(l.t, lang())) : null;
+    if (l.head) {
+      return h("li", { class: "chat-line is-system is-before-head" },
+        h("span", { class: "chat-text" }, t("chat.before_game")));
+    }
     if (l.system) {
       const text = l.code === "phase_started" ? phaseName(l.params) : capital(msg(`event.${l.code}`, l.params));
       return h("li", { class: "chat-line is-system" }, time,
         h("span", { class: "sys-mark", attrs: { "aria-label": t("chat.system") } }, "⚑"),
         h("span", { class: "chat-text" }, text));
+    }
+    if (l.before) {
+      const mine = l.from === this.store.seat && this.waitingRoom();
+      return h("li", { class: ["chat-line", "is-before", mine ? "is-mine" : ""] }, time,
+        h("span", { class: "chat-who" }, l.name || seatName(l.from), ": "),
+        h("span", { class: "chat-text" }, l.text));
     }
     const speaker = this.store.player(l.from);
     const dead = l.dead ?? (speaker ? !speaker.alive : false);
@@ -280,7 +301,8 @@ export class Chat {
   renderForm() {
     const me = this.store.seat;
     const say = this.store.legal("say");
-    const ok = !!me && !!say && (this.thread === PUBLIC || (say.targets || []).includes(Number(this.thread)));
+    const ok = this.waitingRoom() ? !!me && this.thread === PUBLIC
+      : !!me && !!say && (this.thread === PUBLIC || (say.targets || []).includes(Number(this.thread)));
     // The box stays open for the commands (/who, /time …) even where speech is not allowed.
     this.canSay = ok;
     this.to.textContent = !me ? t("chat.spectator")

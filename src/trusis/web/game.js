@@ -35,6 +35,7 @@ export class GameStore {
     this.clock = { deadline: null, offset: 0 };
     this.log = [];           // {seq, code, params, t, phase}
     this.chat = [];          // {from, to, text, phase, t, seq}
+    this.waitingChat = [];   // the waiting room's lines (D45), sent again on each connection
     this.listeners = new Set();
     this.restored = false;
     this.online = false;     // this page's connection is open (its own seat is connected)
@@ -99,9 +100,19 @@ export class GameStore {
 
   welcome(msg) {
     this.seat = Number.isInteger(msg.seat) ? msg.seat : null;
+    this.waitingChat = [];  // what follows `welcome` holds them all again (docs/protocol.md)
     this.you = msg.you || null;
     if (msg.table) { this.table = msg.table; this.tableUpdates += 1; }
     this.emit({ kind: "welcome" });
+  }
+
+  /** Lines said in the waiting room (D45): before the game, never part of it. */
+  waitingLines(msg) {
+    for (const line of Array.isArray(msg.lines) ? msg.lines : []) {
+      this.waitingChat.push({ from: line.seat, name: line.name, text: String(line.text ?? ""),
+        t: line.t ?? null, before: true, key: `w${this.waitingChat.length}` });
+    }
+    this.emit({ kind: "waiting_chat" });
   }
 
   /** The lobby-level table; `fromConnection`: a `table` message (counted, see tableUpdates). */

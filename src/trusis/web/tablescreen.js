@@ -182,6 +182,7 @@ export class TableScreen {
         if (was === "open" && m.table.status !== "open") this.conn.reconnectNow();
         break;
       }
+      case "waiting_chat": store.waitingLines(m); break;
       case "snapshot": store.snapshot(m); break;
       case "events": store.events(m); break;
       case "error": this.actions.showRefusal({ code: m.code, params: {} }); break;
@@ -377,6 +378,7 @@ export class TableScreen {
       this.lastStatus = mode;
       if (waiting) this.waiting.render();
       this.actions.render();
+      this.chat.setVisible(true);  // the waiting room shows its chat beside it (D45)
       return;
     }
     if (status === "finished") {
