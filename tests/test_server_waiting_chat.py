@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from clusterproc import Cluster
 from modhelp import account, grant, sanction
 from serverplay import Conn, command
 from serverproc import Guest, ServerProcess, running_server
@@ -164,3 +165,25 @@ def test_a_muted_player_is_refused_in_the_waiting_room(server: ServerProcess) ->
     for conn in (a, b):
         conn.close()
     mod.close()
+
+
+def test_the_lines_reach_connections_on_every_process(two_processes: Cluster) -> None:
+    """Several processes (docs/deploy.md): Ann on the table's writer, Bob on the other
+    process; each line reaches both, whichever process its sender is on."""
+    first, second = two_processes.servers
+    ann, bob = Guest(first.url, "Ann"), Guest(second.url, "Bob")
+    tid = ann.create(seats=5)["id"]
+    assert ann.sit(tid, 1) == 1 and bob.sit(tid, 2) == 2
+    a, b = Conn(first, tid, ann.token), Conn(second, tid, bob.token)
+    for conn in (a, b):
+        conn.barrier()
+    assert command(a, do="say", text="from the writer")["type"] == "ack"
+    assert command(b, do="say", text="from the other one")["type"] == "ack"
+    for conn in (a, b):
+        conn.until(lambda c: len(lines(c)) >= 2, 10)
+        assert texts(conn) == [(1, "Ann", "from the writer"), (2, "Bob", "from the other one")]
+    later = Conn(second, tid, Guest(second.url, "Cid").token)  # connects afterwards
+    later.barrier()
+    assert [t for _, _, t in texts(later)] == ["from the writer", "from the other one"]
+    for conn in (a, b, later):
+        conn.close()

@@ -181,7 +181,7 @@ def test_R53_the_replay_marks_who_held_each_seat_when(server, browser, size: str
 def test_D31_the_host_who_left_is_told_how_to_come_back(server, browser) -> None:
     """The host who left on purpose read "The host can let you back with a link": they are
     the host. The notice now says how they let themselves back, and it works."""
-    ann, bob, table_id = table_with_bob(server, browser, "desktop")
+    ann, bob, _table_id = table_with_bob(server, browser, "desktop")
     try:
         ann.page.locator(".table-foot .btn-leave").click()
         ann.page.locator("dialog[open] .btn-danger").click()

@@ -84,6 +84,9 @@ class Room:
     waiting_chat: deque[dict[str, Any]] = field(
         default_factory=lambda: deque(maxlen=WAITING_CHAT_KEPT))
     """The waiting room's last public lines (D45): never stored, never in the record."""
+    waiting_said: int = 0
+    """How many lines were ever said there: a follower (cluster/replica.py) sends its
+    clients those it had not (the writer tells the last lines with the table's facts)."""
 
     @property
     def owned(self) -> bool:
@@ -177,7 +180,21 @@ class Room:
         line = {"seat": seat, "name": held.name if held is not None else None,
                 "text": text, "t": time.time()}
         self.waiting_chat.append(line)
-        frame = dumps({"type": "waiting_chat", "lines": [line]})
+        self.waiting_said += 1
+        self._send_waiting([line])
+        self.peers.table_changed()  # the other processes' connections read it too
+
+    def follow_waiting(self, lines: list[dict[str, Any]], said: int) -> None:
+        """The writer's last waiting-room lines (a follower's copy): the new ones go out."""
+        new = min(said - self.waiting_said, len(lines))
+        if new <= 0:
+            return
+        self.waiting_chat.extend(lines[-new:])
+        self.waiting_said = said
+        self._send_waiting(lines[-new:])
+
+    def _send_waiting(self, lines: list[dict[str, Any]]) -> None:
+        frame = dumps({"type": "waiting_chat", "lines": lines})
         for client in list(self.clients):
             client.send(frame)
 

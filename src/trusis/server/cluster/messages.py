@@ -88,6 +88,15 @@ class KeptSeat(_Message):
     until: float
 
 
+class WaitingLine(_Message):
+    """A line of the waiting room's chat (D45), as `waiting_chat` sends it."""
+
+    seat: int
+    name: str | None
+    text: str
+    t: float
+
+
 class TableFacts(_Message):
     """The lobby facts of a table as its writer has them: what a follower shows."""
 
@@ -101,6 +110,8 @@ class TableFacts(_Message):
     rematch: str | None = None
     quit: tuple[int, ...] = ()  # the seats whose player left on purpose (D31)
     reserved: dict[int, KeptSeat] = {}
+    waiting: tuple[WaitingLine, ...] = ()  # the waiting room's last lines (D45)
+    waiting_said: int = 0  # how many were ever said: a follower sends the new ones
 
 
 class Failure(_Message):

@@ -97,6 +97,7 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     if changed and not stale:
         room.reseat()
     _take_rematch(room, data)
+    room.follow_waiting([line.model_dump() for line in data.waiting], data.waiting_said)
     return stale
 
 

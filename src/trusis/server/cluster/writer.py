@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from trusis.server.cluster.messages import Actions, KeptSeat, Message, SeatFact, TableFacts
+from trusis.server.cluster.messages import (
+    Actions,
+    KeptSeat,
+    Message,
+    SeatFact,
+    TableFacts,
+    WaitingLine,
+)
 from trusis.server.commits import Fence
 from trusis.server.peers import Stored
 from trusis.server.room import Room
@@ -28,7 +35,9 @@ def facts(room: Room) -> TableFacts:
         spectators=room.spectators(), former=tuple(sorted(room.lobby.former)),
         rematch=room.lobby.rematch, quit=tuple(sorted(room.lobby.quit)),
         reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
-                  for n, r in room.lobby.reserved.items()})
+                  for n, r in room.lobby.reserved.items()},
+        waiting=tuple(WaitingLine(**line) for line in room.waiting_chat),
+        waiting_said=room.waiting_said)
 
 
 class Writer:
