@@ -27,6 +27,7 @@ from trusis.server import (
     deps,
     lobby,
     logs,
+    me,
     metrics,
     metrics_live,
     moderation,
@@ -177,6 +178,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
     app.include_router(lobby.router)
     app.include_router(people.router)
+    app.include_router(me.router)
     app.include_router(sessions.router)
     app.include_router(rematch_api.router)
     app.include_router(moderation.router)

@@ -24,6 +24,7 @@ from trusis.server.owner import CommandRequest, LocalOwner, Owner
 from trusis.server.protocol import ActionIn
 from trusis.server.records import record_of
 from trusis.server.rematch import Rematches, kept_for
+from trusis.server.renaming import rename_at
 from trusis.server.requests import LobbyRequest, LobbyResult, Revoked, seat_number, text
 from trusis.server.restore import load_room
 from trusis.server.room import Room
@@ -182,6 +183,9 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             return await self._return(room, player)
         if method == "draw":
             return await self._draw(room, player)
+        if method in ("rename_check", "rename"):  # D46: checked everywhere, then renamed
+            await rename_at(self, room, player, request.name, method == "rename")
+            return None
         if method == "rematch":
             return await self._rematch(room, player)
         if method == "rematch_accept":

@@ -33,6 +33,9 @@ class Limits:
     guests_per_address_hour: int = 60
     """Guest identities one address may create in an hour (a burst of that many, then
     one a minute)."""
+    renames_per_player_hour: int = 10
+    """Times one player may change their name in an hour (a burst of that many, then one
+    every 6 minutes): each rename is told to every table where they sit (D46)."""
     open_tables_per_player: int = 5
     """Tables not yet started that one player hosts at once."""
     open_tables_per_address: int = 30

@@ -171,6 +171,11 @@ class LobbyState:
             if held.player_id == player_id:
                 held.name = name
 
+    def rename_host(self, player_id: str, name: str) -> None:
+        """The host changed their name (D46, renaming.py): the table shows the new one."""
+        if self.host_id == player_id:
+            self.host_name = name
+
     def left_on_purpose(self, seat: int) -> None:
         """Its player's own `leave` (not R52's): back only through the host's link (D31)."""
         self.quit.add(seat)

@@ -16,7 +16,7 @@ from trusis.server.store import Player
 
 LobbyMethod = Literal["sit", "stand", "add_bot", "free", "program_seat", "start", "replace",
                       "claim", "return", "rematch", "rematch_accept", "rematch_decline",
-                      "draw"]
+                      "draw", "rename_check", "rename"]
 
 LobbyResult = int | str | tuple[int, str] | None
 """A seat number (sit, add_bot, claim, return, rematch_accept), a claim code (replace), a
@@ -39,7 +39,8 @@ class Revoked(TypedDict):
 class LobbyRequest:
     """One lobby request: `player` asks for `method`; the other fields are its arguments
     (`seat` for sit/add_bot/free/program_seat/replace, `kind` a bot kind, `by` who takes
-    a departed seat, `name` a program's, `code` a claim code)."""
+    a departed seat, `name` a program's or the player's new one (rename_check, rename:
+    D46), `code` a claim code)."""
 
     method: LobbyMethod
     player: Player

@@ -1,11 +1,12 @@
-// The lobby: choose a name (POST /api/guest), the open tables with their seats taken, and
-// the form that creates a table.
+// The lobby: choose a name (POST /api/guest) or change it (PATCH /api/me: the same player,
+// D46), the open tables with their seats taken, and the form that creates a table.
 
 import { fill, h } from "./dom.js";
-import { get, listOf, post } from "./api.js";
+import { api, get, listOf, post } from "./api.js";
 import { t } from "./i18n.js";
 import { CreateForm } from "./createform.js";
 import { errorText } from "./errors.js";
+import { announce } from "./dialogs.js";
 
 /** The name form: shown in the lobby, and at a table when nobody is signed in. */
 export const NAME_MAX = 32;
@@ -57,17 +58,29 @@ export function nameForm(app, { compact = false } = {}) {
       submit: async (ev) => {
         ev.preventDefault();
         error.textContent = "";
+        go.disabled = true;
         try {
-          const answer = await post("/api/guest", { name: input.value });
-          app.setMe(answer.player || answer);
+          // A player who has a name keeps their identity, seats and account: only the
+          // name changes (D46; an account signs in by its new name, D47).
+          const renaming = !!app.me;
+          const answer = renaming ? await api("PATCH", "/api/me", { name: input.value })
+            : await post("/api/guest", { name: input.value });
+          const player = answer.player || answer;
+          const same = renaming && player.name === app.me.name;
+          app.setMe(player);
+          if (renaming && !same) announce(t("name.renamed", { name: player.name }));
         } catch (err) {
           error.textContent = errorText(err);
+          input.focus();
+        } finally {
+          go.disabled = false;
         }
       },
     },
   },
   h("h2", { id: "name-title" }, app.me ? t("name.change") : t("name.title")),
   app.me ? h("p", { class: "hint" }, t("name.current", { name: app.me.name })) : h("p", { class: "hint" }, t("name.hint")),
+  app.me?.kind === "account" ? h("p", { class: "hint" }, t("name.account_hint")) : null,
   h("div", { class: "row" }, h("label", { class: "sr-only", attrs: { for: input.id } }, t("name.label")), input, go),
   count, error);
   return form;

@@ -112,6 +112,7 @@ class TableFacts(_Message):
     reserved: dict[int, KeptSeat] = {}
     waiting: tuple[WaitingLine, ...] = ()  # the waiting room's last lines (D45)
     waiting_said: int = 0  # how many were ever said: a follower sends the new ones
+    host_name: str | None = None  # the host's name now: a rename follows (D46)
 
 
 class Failure(_Message):

@@ -81,8 +81,11 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     shared = (frozenset(data.connected), data.spectators)
     host = room.host
     deadline = host.deadline if host else None
-    before = (room.lobby.seats, replica.shared, room.status, deadline, room.lobby.quit)
+    before = (room.lobby.seats, replica.shared, room.status, deadline, room.lobby.quit,
+              room.lobby.host_name)
     changed = room.lobby.replace_all(seats)
+    if data.host_name is not None:  # the host renamed themself (D46)
+        room.lobby.rename_host(room.lobby.host_id, data.host_name)
     replica.shared = shared
     room.lobby.former = set(data.former)
     room.lobby.quit = set(data.quit)  # D31: `yours_away` says "left" here as on the owner
@@ -92,7 +95,8 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
         room.status = data.status
         if host is not None:  # in the lobby, there is no deadline to take
             host.deadline = deadline = data.deadline
-    if (room.lobby.seats, shared, room.status, deadline, room.lobby.quit) != before:
+    if (room.lobby.seats, shared, room.status, deadline, room.lobby.quit,
+            room.lobby.host_name) != before:
         room.broadcast_table()
     if changed and not stale:
         room.reseat()

@@ -37,7 +37,8 @@ def facts(room: Room) -> TableFacts:
         reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
                   for n, r in room.lobby.reserved.items()},
         waiting=tuple(WaitingLine(**line) for line in room.waiting_chat),
-        waiting_said=room.waiting_said)
+        waiting_said=room.waiting_said,
+        host_name=room.lobby.host_name)
 
 
 class Writer:
