@@ -109,3 +109,51 @@ def test_D47_an_account_renamed_stays_signed_in_under_its_new_name(server: Any,
     other.close()
     assert watched.problems() == []
     context.close()
+
+
+@pytest.mark.parametrize(("lang", "viewport"), [("en", DESKTOP), ("it", PHONE)])
+def test_D48_a_private_table_is_found_again_after_closing_its_tab(
+        server: Any, browser: Any, lang: str, viewport: dict[str, int]) -> None:
+    hana = Guest(server.url, "Hana")  # hosts a private table, and does not sit
+    table = hana.create(name=f"Secret {lang}", seats=5, private=True)
+    tid, invite = table["id"], table["invite"]
+    context = browser.new_context(viewport=viewport, locale=LOCALES[lang])
+    first = Watched(context)
+    sign_in(first.page, server.url, f"Gus {lang}")
+    first.page.goto(f"{server.url}/t/{tid}?invite={invite}")  # the link Hana sent him
+    sit(first.page)
+    first.page.close()  # the tab is gone, and the link with it
+
+    watched = Watched(context)
+    page = watched.page
+    answers: list[str] = []
+    page.on("response", lambda r: answers.append(r.text()) if "/api/me/tables" in r.url
+            else None)
+    page.goto(server.url + "/")
+    mine = page.locator("section.your-games")
+    row = mine.locator(".table-row", has_text=f"Secret {lang}")
+    row.wait_for()
+    assert page.locator("section.your-games h2").inner_text() == {
+        "en": "Your games", "it": "Le tue partite"}[lang]
+    shot(page, f"lobby-your-games-{lang}-{viewport['width']}")
+    if viewport is PHONE:
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    row.locator("a.btn").click()  # back to his seat, with no invite in the link
+    page.locator(".wait-seat.is-me", has_text=f"Gus {lang}").wait_for()
+    assert f"/t/{tid}" in page.url and "invite" not in page.url
+    assert answers and all(invite not in text for text in answers)  # never his to see
+    assert watched.problems() == [] and first.problems() == []
+    context.close()
+    hana.close()
+
+
+def test_D48_nothing_of_yours_no_section(server: Any, browser: Any) -> None:
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    sign_in(page, server.url, "Newcomer")
+    page.locator("#tables-title").wait_for()
+    page.wait_for_timeout(500)  # the first listing has come
+    assert page.locator("section.your-games").is_hidden()
+    assert watched.problems() == []
+    context.close()

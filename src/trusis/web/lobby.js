@@ -1,5 +1,6 @@
 // The lobby: choose a name (POST /api/guest) or change it (PATCH /api/me: the same player,
-// D46), the open tables with their seats taken, and the form that creates a table.
+// D46), your games (GET /api/me/tables: where you sit or host, private ones too, D48), the
+// open tables with their seats taken, and the form that creates a table.
 
 import { fill, h } from "./dom.js";
 import { api, get, listOf, post } from "./api.js";
@@ -90,6 +91,7 @@ export class Lobby {
   constructor(app) {
     this.app = app;
     this.list = h("div", { class: "table-list" });
+    this.mine = h("section", { class: "card tables your-games", hidden: true, attrs: { "aria-labelledby": "mine-title" } });
     this.el = h("div", { class: "lobby" });
     this.timer = null;
     this.form = null;
@@ -113,7 +115,7 @@ export class Lobby {
     fill(this.el,
       h("div", { class: "lobby-intro" }, h("h1", {}, t("lobby.title")), h("p", {}, t("lobby.intro"))),
       h("div", { class: "lobby-grid" },
-        h("div", { class: "lobby-col" }, nameForm(this.app),
+        h("div", { class: "lobby-col" }, nameForm(this.app), this.mine,
           h("section", { class: "card tables", attrs: { "aria-labelledby": "tables-title" } },
             h("div", { class: "card-head" }, h("h2", { id: "tables-title" }, t("lobby.tables")),
               h("button", { class: "btn btn-small", type: "button", text: t("lobby.refresh"), on: { click: () => this.refresh() } })),
@@ -128,13 +130,48 @@ export class Lobby {
 
   async refresh() {
     clearTimeout(this.timer);
+    const mine = this.app.me ? get("/api/me/tables").catch(() => null) : Promise.resolve({ tables: [] });
     try {
       const tables = listOf(await get("/api/tables"), "tables");
       this.drawTables(tables);
     } catch (err) {
       fill(this.list, h("p", { class: "form-error" }, errorText(err)));
     }
+    const yours = await mine;
+    if (yours && !this.stopped) this.drawMine(listOf(yours, "tables"));
     if (!this.stopped) this.timer = setTimeout(() => this.refresh(), 5000);
+  }
+
+  /**
+   * Your games (D48): every table where you sit or that you host, private ones too, each with
+   * its way back in. Your seat (or your being the host) opens a private table: the link
+   * carries no invite, which stays the host's.
+   */
+  drawMine(tables) {
+    this.mine.hidden = !tables.length;
+    if (!tables.length) { fill(this.mine); return; }
+    const go = (href) => (ev) => { ev.preventDefault(); this.app.navigate(href); };
+    fill(this.mine,
+      h("h2", { id: "mine-title" }, t("lobby.mine")),
+      h("p", { class: "hint" }, t("lobby.mine_hint")),
+      h("ul", { class: "tables-ul" }, tables.map((tb) => {
+        const running = tb.status === "running";
+        const seat = (tb.seats || []).find((s) => (s.you || s.yours_away) && s.yours_away !== "left");
+        const away = seat?.yours_away === "grace";
+        const href = `/t/${encodeURIComponent(tb.id)}`;
+        const action = seat ? t(away ? "lobby.take_back" : "lobby.back") : t("lobby.open_table");
+        const name = tb.name || tb.id;
+        return h("li", { class: ["table-row", running ? "is-running" : "is-open"], dataset: { table: tb.id } },
+          h("div", { class: "table-main" },
+            h("a", { class: "table-name", href, on: { click: go(href) } }, name),
+            h("span", { class: "table-meta" },
+              t(running ? "lobby.running" : "lobby.open"), " · ",
+              seat ? t(away ? "lobby.mine_away" : "lobby.mine_seat", { seat: seat.seat }) : t("lobby.mine_host"),
+              tb.you_host && seat ? [" · ", t("lobby.mine_host")] : null,
+              tb.options?.private ? [" · ", t("lobby.private")] : null)),
+          h("a", { class: ["btn", "btn-primary"], href, attrs: { "aria-label": t("lobby.mine_label", { action, table: name }) },
+            on: { click: go(href) } }, action));
+      })));
   }
 
   drawTables(tables) {
