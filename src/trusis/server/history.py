@@ -5,7 +5,9 @@ When a game ends, every seat held by a person or a program gets a row in
 the registered players are rated with OpenSkill (Plackett–Luce, teams as
 teams; bots and guests are not rated). A game the server's staff ended as a
 draw (D38) is kept as a draw and rated for nobody: how it ended says nothing
-about how anyone played. Profiles aggregate those rows with the
+about how anyone played; a draw the rules reached (R33, R34, D15) is rated as a
+tie between the teams. A profile shows a draw as a draw, never a loss (D49).
+Profiles aggregate those rows with the
 same code as `trusis stats` (stats.aggregate), so the two always agree.
 """
 
@@ -20,6 +22,7 @@ from sqlalchemy import insert, select, update
 
 from trusis.rules.actions import STAFF_DRAW
 from trusis.rules.roles import TEAM_OF
+from trusis.rules.victory import DRAW
 from trusis.server import schema
 from trusis.server.store import Store
 from trusis.stats.aggregate import Aggregate
@@ -92,6 +95,14 @@ async def rate(store: Store, rows: list[dict[str, Any]]) -> None:
                     rating_mu=rating.mu, rating_sigma=rating.sigma, rated_games=games + 1))
 
 
+def result_of(won: bool, winner: str | None) -> str:
+    """A finished game for one seat (D49): `won`, `lost`, or `draw` when nobody won (R33,
+    R34, D15, or the staff's draw, D38): a draw is no loss."""
+    if winner == DRAW:
+        return "draw"
+    return "won" if won else "lost"
+
+
 async def profile(store: Store, player_id: str, lang: str = "en") -> dict[str, Any] | None:
     """A player's finished games, wins by team and role, statistics and rating."""
     p, g, t = schema.players, schema.game_players, schema.tables
@@ -101,7 +112,7 @@ async def profile(store: Store, player_id: str, lang: str = "en") -> dict[str, A
         if row is None:
             return None
         games = (await conn.execute(
-            select(g, t.c.name).join(t, t.c.id == g.c.table_id)
+            select(g, t.c.name, t.c.winner).join(t, t.c.id == g.c.table_id)
             .where(g.c.player_id == player_id).order_by(g.c.finished_at.desc())
         )).mappings().all()
     aggregate = Aggregate(shipped_declaration())
@@ -119,8 +130,10 @@ async def profile(store: Store, player_id: str, lang: str = "en") -> dict[str, A
         "rated_games": row["rated_games"],
         "games": [{"table_id": game["table_id"], "table": game["name"], "seat": game["seat"],
                    "role": game["role"], "team": game["team"], "won": game["won"],
+                   "result": result_of(game["won"], game["winner"]),
                    "finished_at": game["finished_at"]} for game in games],
         "wins": {"games": len(games), "won": sum(1 for game in games if game["won"]),
+                 "drawn": sum(1 for game in games if game["winner"] == DRAW),
                  "by_team": summary["by_team"] if summary else [],
                  "by_role": summary["by_role"] if summary else []},
         "averages": averages,

@@ -93,13 +93,19 @@ export class ProfileScreen extends Page {
           this.fact(t("profile.rating"), typeof d.rating === "number" ? number(d.rating) : t("profile.unrated"),
             typeof d.rating === "number" ? t("profile.rated_games", { count: d.rated_games || 0 }) : t("profile.unrated_hint")),
           this.fact(t("profile.games"), number(wins.games ?? 0, 0), null),
-          this.fact(t("profile.won"), number(wins.won ?? 0, 0), wins.games ? percent((wins.won || 0) / wins.games) : null)),
+          this.fact(t("profile.won"), number(wins.won ?? 0, 0), wins.games ? this.wonSub(wins) : null)),
         h("p", { class: "row wrap page-links" }, pageLink("/leaderboard", { class: "btn btn-small" }, "☆ ", t("acct.leaderboard")))),
       h("div", { class: "profile-grid" },
         this.winsTable("profile.by_team", t("rules.team"), wins.by_team || [], "team"),
         this.winsTable("profile.by_role", t("rules.role"), wins.by_role || [], "role")),
       this.games(d.games || []),
       this.averages(d.averages || []));
+  }
+
+  /** The win rate, and the draws (D49): a draw is no loss, and no win either (R35). */
+  wonSub(wins) {
+    const rate = percent((wins.won || 0) / wins.games);
+    return wins.drawn ? `${rate} · ${t("profile.drawn", { count: wins.drawn })}` : rate;
   }
 
   fact(label, value, sub) {
@@ -128,13 +134,15 @@ export class ProfileScreen extends Page {
         const team = g.team || roleTeam(g.role);
         const end = `/t/${encodeURIComponent(g.table_id)}`;
         const replay = `${end}/replay?seat=${g.seat}`;
-        return h("li", { class: ["game-row", g.won ? "is-won" : "is-lost"] },
+        const result = g.result || (g.won ? "won" : "lost");  // a draw is no loss (D49)
+        const said = { won: `★ ${t("profile.result_won")}`, lost: t("profile.result_lost"), draw: t("profile.result_draw") }[result];
+        return h("li", { class: ["game-row", `is-${result}`] },
           h("div", { class: "game-main" },
             h("span", { class: "game-name" }, g.table || g.table_id),
             h("span", { class: "game-meta" },
               when(g.finished_at), " · ", t("profile.seat", { seat: g.seat }), " · ",
               roleName(g.role), " · ", teamMark(team), " ", msg(`play.team_short.${team}`))),
-          h("span", { class: ["game-result", g.won ? "is-won" : "is-lost"] }, g.won ? `★ ${t("profile.result_won")}` : t("profile.result_lost")),
+          h("span", { class: ["game-result", `is-${result}`] }, said),
           h("span", { class: "game-links" },
             pageLink(end, { class: "btn btn-small", attrs: { "aria-label": t("profile.end_of", { table: g.table || g.table_id }) } }, t("profile.end_screen")),
             pageLink(replay, { class: "btn btn-small btn-primary", attrs: { "aria-label": t("profile.replay_of", { table: g.table || g.table_id }) } }, "▶ ", t("profile.replay"))));
