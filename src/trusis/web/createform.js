@@ -39,7 +39,11 @@ export class CreateForm {
     this.custom = h("input", { type: "radio", name: "ct-set", value: "custom", id: "ct-custom", on: { change: () => this.changed() } });
     this.private = h("input", { type: "checkbox", id: "ct-private" });
     this.takeover = h("input", { type: "checkbox", id: "ct-takeover", checked: true });
-    this.roleInputs = h("div", { class: "role-counts", hidden: true });
+    // The hint above the grid, never in it: as its first cell it pushed every box beside
+    // the next role's name (2 typed on the "Trusis" line asked for two White Knights).
+    this.roleCounts = h("div", { class: "role-counts" });
+    this.roleInputs = h("div", { class: "role-set", hidden: true },
+      h("p", { class: "hint", id: "ct-roles-hint" }, t("create.custom_hint")), this.roleCounts);
     this.dealt = h("div", { class: "dealt", attrs: { "aria-live": "polite" } });
     this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
     this.submitBtn = h("button", { class: "btn btn-primary", type: "submit", text: t("create.submit") });
@@ -67,13 +71,12 @@ export class CreateForm {
 
   buildRoles() {
     const roles = allRoles().filter((r) => r !== "HUMAN");
-    fill(this.roleInputs,
-      h("p", { class: "hint" }, t("create.custom_hint")),
+    fill(this.roleCounts,
       roles.map((r) => {
         const id = `ct-role-${r}`;
         const input = h("input", {
           id, type: "number", min: "0", max: "30", value: String(this.counts[r] || 0),
-          attrs: { inputmode: "numeric" },
+          attrs: { inputmode: "numeric", "aria-describedby": "ct-roles-hint" },
           on: { input: (ev) => { this.counts[r] = Math.max(0, Number(ev.target.value) || 0); this.changed(); } },
         });
         return h("div", { class: "role-count" }, h("label", { attrs: { for: id } }, roleName(r)), input);
