@@ -163,7 +163,7 @@ export class ActionPanel {
     const sel = this.selected();
     const me = this.store.me();
     const names = (view.players || []).map((p) => p.name);
-    const key = JSON.stringify([lang(), view.phase, view.legal, view.choices, sel, this.busy, me?.alive, me?.passed, names]);
+    const key = JSON.stringify([lang(), view.phase, view.legal, view.choices, sel, this.busy, me?.alive, me?.passed, names, this.store.online]);
     if (key === this.key) return;
     this.key = key;
     // A busy button is disabled and a redraw replaces them all: focus stays on the same
@@ -221,8 +221,11 @@ export class ActionPanel {
           dataset: { focus: `withdraw-${a.do}` }, on: { click: () => this.run({ do: a.do, target: null, phase: this.phase() }) } }, t(`act.withdraw_${a.do}`)));
       }
     }
-    const hint = powers.length && sel === null ? t("act.select_first")
-      : sel !== null && powers.length ? this.selectedHint(sel, ready, chosenHere) : "";
+    // A command made while the connection is lost waits for it (net.js sends it again).
+    const waiting = this.busy && !this.store.online;
+    const hint = waiting ? t("act.waiting_connection")
+      : powers.length && sel === null ? t("act.select_first")
+        : sel !== null && powers.length ? this.selectedHint(sel, ready, chosenHere) : "";
     const canPass = legal.some((a) => a.do === "pass");
     fill(this.body,
       h("div", { class: "actions-info" },
@@ -230,7 +233,7 @@ export class ActionPanel {
         // Nothing chosen yet but a seat selected: the hint below says what pressing will do.
         lines.length || (powers.length && !ready.length)
           ? h("p", { class: "actions-choices" }, lines.length ? lines.join(" · ") : msg("play.no_choice", {})) : null,
-        hint ? h("p", { class: "actions-hint" }, hint) : null),
+        hint ? h("p", { class: ["actions-hint", waiting ? "is-waiting" : ""] }, hint) : null),
       h("div", { class: "actions-buttons" }, buttons,
         canPass ? h("button", { class: "btn btn-pass", type: "button", disabled: this.busy, dataset: { focus: "pass" }, on: { click: () => this.pass() } },
           `✓ ${t("act.pass")}`) : null));

@@ -2,12 +2,19 @@
 // snapshot / events / table / ack / refused / error applied in order, reconnection with
 // backoff, and every command under a fresh client id (resent with the same id after a
 // reconnection, so the server applies it once).
+//
+// A network that drops silently (a phone out of coverage) closes no socket for minutes:
+// the connection pings the server every few seconds and takes a ping left unanswered as a
+// lost connection, and the browser's own `offline` says so at once. Either way the socket
+// is dropped and opened again with the usual backoff; `online` opens it again at once.
 
 import { safeKey } from "./dom.js";
 
 const FATAL = new Map([
   [4400, "bad_hello"], [4401, "not_signed_in"], [4403, "forbidden"], [4404, "no_such_table"],
 ]);
+const PING_EVERY = 5000;   // ms between pings while nothing else is heard
+const PONG_WITHIN = 7000;  // ms a ping may wait for an answer before the connection is lost
 let counter = 0;
 
 function freshId() {
@@ -48,6 +55,11 @@ export class TableConnection {
     this.stopped = false;
     this.timer = null;
     this.pinger = null;
+    this.heardAt = 0;     // when the open socket last brought anything
+    this.pingAt = null;   // when the ping not answered yet was sent
+    this.onOffline = () => this.drop();
+    this.onOnline = () => this.wake();
+    this.onVisible = () => { if (document.visibilityState === "visible") this.checkNow(); };
   }
 
   url() {
@@ -59,29 +71,41 @@ export class TableConnection {
   start() {
     this.stopped = false;
     this.lastSeq = this.resume();
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
+    document.addEventListener("visibilitychange", this.onVisible);
     this.open();
   }
 
+  /** Whether the socket is open (as far as anyone can tell before a ping is answered). */
+  isOpen() { return !!this.ws && this.ws.readyState === WebSocket.OPEN; }
+
   open() {
     clearTimeout(this.timer);
-    this.onStatus(this.attempt ? "reconnecting" : "connecting");
+    this.detach();
+    this.onStatus(this.attempt ? "reconnecting" : "connecting", this.detail());
     let ws;
     try { ws = new WebSocket(this.url()); } catch (err) { this.retry(); return; }
     this.ws = ws;
     ws.addEventListener("open", () => {
+      if (this.ws !== ws) return;
+      this.heardAt = Date.now();
+      this.pingAt = null;
       this.send({ type: "hello", protocol: 1, last_seq: this.lastSeq, lang: this.lang });
       for (const { frame } of this.pending.values()) this.send(frame);
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
+      this.pinger = setInterval(() => this.beat(), 1000);
     });
     ws.addEventListener("message", (ev) => {
+      if (this.ws !== ws) return;
+      this.heardAt = Date.now();
       let data;
       try { data = JSON.parse(ev.data); } catch { return; }
       if (data && typeof data === "object") this.receive(data);
     });
     ws.addEventListener("close", (ev) => {
-      clearInterval(this.pinger);
       if (this.ws !== ws) return;
+      clearInterval(this.pinger);
       this.ws = null;
       if (this.stopped) return;
       if (FATAL.has(ev.code)) {
@@ -95,10 +119,67 @@ export class TableConnection {
 
   retry() {
     if (this.stopped) return;
-    this.onStatus("reconnecting");
     const base = Math.min(10000, 500 * 2 ** Math.min(this.attempt, 5));
     this.attempt += 1;
-    this.timer = setTimeout(() => this.open(), base / 2 + Math.random() * base / 2);
+    const wait = base / 2 + Math.random() * base / 2;
+    this.retryAt = Date.now() + wait;
+    this.onStatus("reconnecting", this.detail());
+    this.timer = setTimeout(() => this.open(), wait);
+  }
+
+  /** What the page may say about a connection being made again. */
+  detail() {
+    return { offline: navigator.onLine === false, retryAt: this.retryAt ?? null, pending: this.pending.size };
+  }
+
+  /** Forget the socket held now (its late events change nothing) and close it. */
+  detach() {
+    clearInterval(this.pinger);
+    this.pinger = null;
+    this.pingAt = null;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) { try { ws.close(1000); } catch { /* already gone */ } }
+  }
+
+  /** Every second while open: a ping when nothing was heard for a while, and a ping left
+   * unanswered too long is a lost connection (no `close` comes when a network drops). */
+  beat() {
+    if (!this.isOpen()) return;
+    const now = Date.now();
+    if (this.pingAt !== null && this.heardAt < this.pingAt) {
+      if (now - this.pingAt >= PONG_WITHIN) this.drop();
+      return;
+    }
+    if (now - this.heardAt >= PING_EVERY) this.ping();
+  }
+
+  ping() {
+    this.pingAt = Date.now();
+    this.send({ type: "ping" });
+  }
+
+  /** Back in sight (a phone unlocked): ask at once whether the connection still holds. */
+  checkNow() {
+    if (this.stopped) return;
+    if (!this.isOpen()) { this.wake(); return; }
+    if (this.pingAt === null || this.heardAt >= this.pingAt) this.ping();
+  }
+
+  /** The connection is gone though no `close` said so: drop it and connect again. */
+  drop() {
+    if (this.stopped) return;
+    if (!this.ws) { this.onStatus("reconnecting", this.detail()); return; }  // waiting already
+    this.detach();
+    this.retry();
+  }
+
+  /** The network is back (`online`): connect at once, not when the backoff says. */
+  wake() {
+    if (this.stopped || this.isOpen()) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.open();
   }
 
   send(frame) {
@@ -157,9 +238,6 @@ export class TableConnection {
   }
 
   reconnectNow() {
-    const ws = this.ws;
-    this.ws = null;
-    if (ws) ws.close(1000);
     this.open();
   }
 
@@ -176,11 +254,11 @@ export class TableConnection {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearInterval(this.pinger);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
+    document.removeEventListener("visibilitychange", this.onVisible);
     for (const { resolve } of this.pending.values()) resolve({ type: "dropped" });
     this.pending.clear();
-    const ws = this.ws;
-    this.ws = null;
-    if (ws) ws.close(1000);
+    this.detach();
   }
 }

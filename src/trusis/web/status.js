@@ -10,7 +10,7 @@ import { youAre } from "./rules.js";
 const THRESHOLDS = [60, 30, 10];
 
 export class StatusBar {
-  constructor(store, { onRole, prompt }) {
+  constructor(store, { onRole, prompt, retry = () => {} }) {
     this.store = store;
     this.prompt = prompt;
     // Not a live region: the phase is announced once, with the dawn/dusk banner.
@@ -23,9 +23,14 @@ export class StatusBar {
       class: "role-chip", type: "button", hidden: true, attrs: { "aria-haspopup": "dialog" },
       on: { click: () => onRole() },
     });
+    // A lost connection, in full: that the page is not live, what happens to choices made
+    // meanwhile, and a button to try at once (the short words stay in `.conn`, announced).
+    this.retryBtn = h("button", { class: "btn btn-small", type: "button", text: t("conn.try_now"), on: { click: () => retry() } });
+    this.lostHelp = h("p", { class: "conn-help" });
+    this.lost = h("div", { class: "conn-lost", hidden: true }, this.lostHelp, this.retryBtn);
     this.el = h("section", { class: "statusbar", attrs: { "aria-label": t("status.label") } },
       h("div", { class: "status-main" }, this.phase, this.countdown, this.counts),
-      this.promptEl, h("div", { class: "status-side" }, this.conn, this.chip));
+      this.promptEl, h("div", { class: "status-side" }, this.conn, this.chip), this.lost);
     this.said = new Set();
     this.phaseKey = "";
     this.timer = setInterval(() => this.tick(), 250);
@@ -33,10 +38,25 @@ export class StatusBar {
 
   stop() { clearInterval(this.timer); }
 
-  setConnection(status) {
-    const text = { open: "", connecting: t("conn.connecting"), reconnecting: t("conn.reconnecting") }[status];
-    this.conn.textContent = text ?? t(`conn.${status}`);
-    this.conn.classList.toggle("is-bad", !!text || status === "fatal");
+  setConnection(status, detail = {}) {
+    this.connState = [status, !!detail?.offline];
+    this.drawConnection();
+  }
+
+  drawConnection() {
+    const [status, offline] = this.connState || ["open", false];
+    const reconnecting = { connecting: t("conn.connecting"), reconnecting: t(offline ? "conn.offline" : "conn.reconnecting") };
+    const text = status === "open" ? "" : reconnecting[status] ?? t(`conn.${status}`);
+    if (this.conn.textContent !== text) this.conn.textContent = text;
+    this.conn.classList.toggle("is-bad", !!text);
+    // Only once a game shows: before it, there is no board to mistake for a live one.
+    const lost = status === "reconnecting" && !!this.store.view;
+    this.lost.hidden = !lost;
+    this.el.classList.toggle("is-reconnecting", lost);
+    if (lost) {
+      this.lostHelp.textContent = t("conn.lost_help");
+      this.retryBtn.textContent = t("conn.try_now");
+    }
   }
 
   tick() {
@@ -80,6 +100,7 @@ export class StatusBar {
   render() {
     const view = this.store.view;
     const table = this.store.table;
+    this.drawConnection();
     if (!view) {
       this.setPhase(table?.status === "open" ? t("status.waiting") : "");
       fill(this.counts);

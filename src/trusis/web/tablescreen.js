@@ -46,7 +46,7 @@ export class TableScreen {
       context: () => ({ notebook: this.notebook, prompt: () => this.actions.prompt() }),
     });
     this.log = new GameLog(store);
-    this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt() });
+    this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt(), retry: () => this.conn.wake() });
     this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow() });
     this.end = new EndScreen(store, { invite, app, onLeave: () => this.app.navigate("/") });
     this.notebook.onChange = () => this.ring.render();
@@ -159,7 +159,8 @@ export class TableScreen {
     // reload's `GET` answered before the new connection joined).
     this.store.online = status === "open";
     this.ring.render();
-    this.status.setConnection(status === "fatal" ? "lost" : status);
+    this.actions.render();
+    this.status.setConnection(status === "fatal" ? "lost" : status, status === "fatal" ? {} : detail);
     if (status === "fatal") this.fatal(detail);
   }
 

@@ -1,0 +1,194 @@
+"""A connection that drops without a word, in real Chromium against a real `trusis serve`
+(found by a new user's phone, offline for 45 to 130 seconds: the board looked live, the timer
+counted, a tap on "Vote for X" only greyed the buttons).
+
+A network that goes away closes no WebSocket for minutes. The page pings the server every
+few seconds (docs/protocol.md, `ping`/`pong`) and takes a ping left unanswered as a lost
+connection; the browser's `offline` says so at once and `online` reconnects at once. Two
+ways to lose it here: Playwright's `set_offline` (the browser knows), and a socket whose
+frames stop in both directions while it stays open (nobody tells the browser: only the
+missing `pong` does), made with `route_web_socket`."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from typing import Any
+
+from playwright.sync_api import Page
+
+from a11y_support import axe_problems
+from test_web_support import (
+    DESKTOP,
+    PHONE,
+    Watched,
+    create_table,
+    needs_chromium,
+    phase_of,
+    shot,
+    sign_in,
+    sit_and_fill,
+    start,
+)
+
+pytestmark = needs_chromium
+
+SOCKETS = re.compile(r"/ws/tables/")
+
+
+def real_problems(watched: Watched) -> list[str]:
+    """Script errors, less the browser's own line for each socket that could not open while
+    the network was away (what the test did on purpose)."""
+    return [p for p in watched.problems()
+            if "WebSocket connection to" not in p and "ERR_INTERNET_DISCONNECTED" not in p]
+
+
+class Cuttable:
+    """Every WebSocket of a page goes through the test: `cut()` makes the ones open now
+    silent in both directions (the page's stays open; the server's side is closed, as a
+    server's own timeout would), and while `blocked` a new one is closed as soon as it
+    opens (the network is still away); later ones pass as usual."""
+
+    def __init__(self, page: Page) -> None:
+        self.sockets: list[dict[str, Any]] = []
+        self.blocked = False
+        page.route_web_socket(SOCKETS, self.route)
+
+    def route(self, ws: Any) -> None:
+        if self.blocked:
+            ws.close()
+            return
+        entry: dict[str, Any] = {"cut": False, "page": ws}
+        server = ws.connect_to_server()
+        entry["server"] = server
+
+        def to_server(message: Any) -> None:
+            if not entry["cut"]:
+                server.send(message)
+
+        def to_page(message: Any) -> None:
+            if not entry["cut"]:
+                ws.send(message)
+
+        def page_closed(code: Any, reason: Any) -> None:
+            with contextlib.suppress(Exception):
+                server.close()
+
+        def server_closed(code: Any, reason: Any) -> None:
+            if not entry["cut"]:
+                with contextlib.suppress(Exception):
+                    ws.close(code=code, reason=reason)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+        ws.on_close(page_closed)
+        server.on_close(server_closed)
+        self.sockets.append(entry)
+
+    def cut(self) -> None:
+        for entry in self.sockets:
+            if not entry["cut"]:
+                entry["cut"] = True
+                with contextlib.suppress(Exception):
+                    entry["server"].close()
+
+
+def lost_notice(page: Page) -> Any:
+    return page.locator(".statusbar .conn-lost:visible")
+
+
+def test_a_phone_offline_says_so_keeps_the_vote_and_is_back_at_once(server, browser) -> None:
+    """Offline (`set_offline`): within seconds the bar says the connection is lost and what
+    happens to a choice made meanwhile; a vote tapped then says it waits for the
+    connection; back online the page reconnects at once (not after its backoff) and the
+    vote goes through."""
+    # bypass_csp: axe-core is added to the page as a script (a11y_support.py).
+    context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True,
+                                  has_touch=True, device_scale_factor=2, bypass_csp=True)
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Ann")
+        table_id = create_table(page, 5, day_seconds=600)
+        sit_and_fill(page, table_id)
+        start(page)
+        assert "Day 1" in phase_of(page)
+        page.locator(".conn.is-bad").wait_for(state="detached")
+        assert lost_notice(page).count() == 0
+
+        went = time.monotonic()
+        context.set_offline(True)
+        page.locator(".conn.is-bad").wait_for(timeout=15000)
+        assert time.monotonic() - went < 15
+        notice = lost_notice(page)
+        notice.wait_for()
+        assert "sent when the connection is back" in notice.inner_text()
+        assert "not applied" in notice.inner_text()
+        # Nothing over the bar: the notice is in sight on the phone.
+        box = notice.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= PHONE["height"]
+
+        target = page.locator(".seat:not(.is-me):not(.is-dead)").first
+        name = target.locator(".seat-name").inner_text()
+        target.click()
+        page.locator('.btn-power[data-do="vote"]:not([disabled])').click()
+        waiting = page.locator(".actions-hint.is-waiting")
+        waiting.wait_for()
+        assert "goes out as soon as the connection is back" in waiting.inner_text()
+        page.wait_for_timeout(300)
+        shot(page, "connection-offline-phone")
+        assert not axe_problems(page, "the notice of a lost connection")
+
+        # Keep it offline long enough for the backoff to grow past several seconds.
+        page.wait_for_timeout(12000)
+        assert page.locator(".conn.is-bad").count() == 1
+        back = time.monotonic()
+        context.set_offline(False)
+        page.locator(".conn.is-bad").wait_for(state="detached", timeout=10000)
+        assert time.monotonic() - back < 4, "back online, the page waited for its backoff"
+        assert lost_notice(page).count() == 0
+        page.locator(".actions-choices", has_text=name).wait_for()
+        assert page.locator(".actions-hint.is-waiting").count() == 0
+        shot(page, "connection-back-phone")
+        assert real_problems(watched) == []
+    finally:
+        context.close()
+
+
+def test_a_silent_network_is_found_by_the_unanswered_ping(server, browser) -> None:
+    """No `offline` event, no `close`: the socket only stops carrying anything. The page
+    finds out from its unanswered ping within seconds, says so (in Italian here), and
+    connects again by itself."""
+    context = browser.new_context(viewport=DESKTOP, locale="it-IT")
+    watched = Watched(context)
+    page = watched.page
+    cuttable = Cuttable(page)
+    try:
+        sign_in(page, server.url, "Ada")
+        table_id = create_table(page, 5, day_seconds=600)
+        sit_and_fill(page, table_id)
+        start(page)
+        page.locator(".conn.is-bad").wait_for(state="detached")
+        page.wait_for_timeout(1000)
+
+        went = time.monotonic()
+        cuttable.blocked = True  # the network stays away a while
+        cuttable.cut()
+        page.locator(".conn.is-bad").wait_for(timeout=20000)
+        found = time.monotonic() - went
+        assert found < 16, f"the lost connection was found after {found:.0f} s"
+        assert page.evaluate("navigator.onLine") is True
+        assert "Connessione persa" in page.locator(".conn").inner_text()
+        notice = lost_notice(page)
+        notice.wait_for()
+        assert "non viene applicato" in notice.inner_text()
+        shot(page, "connection-silent-desktop-it")
+        cuttable.blocked = False
+        notice.locator("button").click()  # "Riprova ora": at once
+        page.locator(".conn.is-bad").wait_for(state="detached", timeout=5000)
+        assert notice.count() == 0
+        assert "Giorno 1" in phase_of(page)
+        assert real_problems(watched) == []
+    finally:
+        context.close()
