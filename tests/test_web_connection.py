@@ -22,12 +22,15 @@ from a11y_support import axe_problems
 from test_web_support import (
     DESKTOP,
     PHONE,
+    Helper,
     Watched,
     create_table,
+    fill_with_bots,
     needs_chromium,
     phase_of,
     shot,
     sign_in,
+    sit,
     sit_and_fill,
     start,
 )
@@ -192,3 +195,64 @@ def test_a_silent_network_is_found_by_the_unanswered_ping(server, browser) -> No
         assert real_problems(watched) == []
     finally:
         context.close()
+
+
+def test_a_refusal_after_coming_back_speaks_to_you_and_goes_with_its_phase(server,
+                                                                           browser) -> None:
+    """Found by a new user: back on Day 1 after the network went away, the bar said
+    "⚠ Béatrice (seat 1) has already passed this phase" — about herself, in the third
+    person, not saying that a bot had played her seat meanwhile — and it was still there in
+    Night 1 and Night 3. Here Béatrice (a French phone) votes into a silent socket; her grace
+    period (5 s) runs out, a bot takes her seat over and passes; she comes back, her vote is
+    sent again and refused: the page says, to her, that a bot passed for her while she was
+    away; and the notice goes when the phase changes."""
+    context = browser.new_context(viewport=PHONE, locale="fr-FR", is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)
+    watched = Watched(context)
+    page = watched.page
+    cuttable = Cuttable(page)
+    cid = Helper(server, "Cid")  # holds Day 1 open until told to pass
+    try:
+        sign_in(page, server.url, "Béatrice")
+        page.locator("#ct-grace").fill("5")
+        table_id = create_table(page, 5, day_seconds=600)
+        sit(page)
+        cid.guest.sit(table_id)
+        page.locator(".wait-seat", has_text="Cid").wait_for()
+        fill_with_bots(page)
+        start(page)
+        cid.connect(table_id)
+        page.locator(".conn.is-bad").wait_for(state="detached")
+        mine = int(page.locator(".seat.is-me").get_attribute("data-seat") or 0)
+
+        cuttable.blocked = True
+        cuttable.cut()
+        page.locator(".seat:not(.is-me):not(.is-dead)").first.click()
+        page.locator('.btn-power[data-do="vote"]:not([disabled])').click()
+        player = cid.player
+        assert player is not None
+
+        def passed_by_a_bot(p: Any) -> bool:
+            seat = next(s for s in (p.view or {}).get("players", []) if s["seat"] == mine)
+            return bool(seat.get("passed"))
+
+        player.until(passed_by_a_bot, 60)  # grace over, a bot took the seat and passed
+        cuttable.blocked = False
+        page.locator(".statusbar .conn-lost button").click()  # « Réessayer maintenant »
+        refusal = page.locator(".actions .refusal")
+        refusal.wait_for(timeout=15000)
+        text = refusal.inner_text()
+        assert "Béatrice" not in text, text  # not about herself in the third person
+        assert "Pendant votre absence" in text and "un bot" in text, text
+        assert "Jour 1" in phase_of(page)
+        page.wait_for_timeout(300)
+        shot(page, "connection-refusal-after-return-phone-fr")
+
+        cid.pass_now()  # the last person to pass: the bots follow, and the night comes
+        page.locator(".statusbar .phase", has_text="Nuit 1").wait_for(timeout=60000)
+        page.wait_for_timeout(500)
+        assert refusal.count() == 0 or not refusal.is_visible(), refusal.inner_text()
+        assert real_problems(watched) == []
+    finally:
+        context.close()
+        cid.close()

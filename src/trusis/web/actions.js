@@ -5,7 +5,10 @@
 import { fill, focusKey, focusLost, h, refocus } from "./dom.js";
 import { capital, lang, msg, seatName, t } from "./i18n.js";
 import { confirmDialog } from "./dialogs.js";
-import { errorText } from "./errors.js";
+import { refusalText } from "./errors.js";
+
+/** How long a refusal stays at most: it goes sooner when its phase ends. */
+const REFUSAL_MS = 30000;
 
 const POWERS = ["vote", "illusion", "protect", "extra_vote", "kamikaze", "revive", "sweep", "foresee"];
 const CONFIRM = new Set(["sweep", "foresee", "kamikaze", "revive"]);
@@ -37,8 +40,21 @@ export class ActionPanel {
     this.el = h("section", { class: "actions", attrs: { "aria-label": t("act.title"), tabindex: "-1" } }, this.body, this.refusal);
   }
 
-  showRefusal(answer) {
-    this.refusal.textContent = answer ? `⚠ ${errorText(answer)}` : "";
+  /**
+   * A refusal under the actions, said to the player ("you"), until the phase changes or
+   * REFUSAL_MS pass: an old one must not stay for phases on end. `away`: how the seat was
+   * played while its player was away (GameStore.awaySince).
+   */
+  showRefusal(answer, { away = null } = {}) {
+    clearTimeout(this.refusalTimer);
+    this.refusal.textContent = answer ? `⚠ ${refusalText(answer, { seat: this.store.seat, away })}` : "";
+    this.refusalPhase = answer ? this.phaseKey() : null;
+    if (answer) this.refusalTimer = setTimeout(() => this.showRefusal(null), REFUSAL_MS);
+  }
+
+  phaseKey() {
+    const view = this.store.view;
+    return JSON.stringify([view?.status ?? null, view?.phase ?? null]);
   }
 
   /** `from`: the control that asked (its focus comes back once the command is answered). */
@@ -48,9 +64,10 @@ export class ActionPanel {
     this.pending = from;
     this.showRefusal(null);
     this.render();
+    const since = this.store.seq;
     try {
       const answer = await this.act(action);
-      if (answer?.type === "refused") this.showRefusal(answer);
+      if (answer?.type === "refused") this.showRefusal(answer, { away: this.store.awaySince(since) });
     } finally {
       this.busy = false;
       this.render();
@@ -158,6 +175,7 @@ export class ActionPanel {
   /** Drawn again only when what it offers changes, so a focused button stays focused. */
   render() {
     const view = this.store.view;
+    if (this.refusalPhase && this.refusalPhase !== this.phaseKey()) this.showRefusal(null);
     if (!view || view.status !== "running" || !this.store.seat) { fill(this.body); this.el.hidden = true; this.key = null; return; }
     this.el.hidden = false;
     const sel = this.selected();

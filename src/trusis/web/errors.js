@@ -13,3 +13,23 @@ export function errorText(err) {
   if (own !== key) return own;
   return err?.message ? String(err.message) : t("err.unknown");
 }
+
+/** Refusals that name the acting seat ("{seat} has already passed this phase"): said to the
+ * player as "you" when the seat is their own. */
+const ABOUT_YOU = new Set(["already_passed", "actor_dead", "actor_left", "already_left"]);
+
+/**
+ * A refusal of this player's own command, said to them: "You have already passed", not
+ * "Ann (seat 2) has already passed". `away`: how the seat was played since the command was
+ * made, while its player was away ("bot": a bot took it over; "self": it passed by itself),
+ * which is why a command sent again on coming back is refused.
+ */
+export function refusalText(answer, { seat = null, away = null } = {}) {
+  const code = String(answer?.code || "");
+  const mine = seat !== null && seat !== undefined && Number(answer?.params?.seat) === Number(seat);
+  if (mine && ABOUT_YOU.has(code)) {
+    if (code === "already_passed" && away) return t(`you.already_passed_away_${away}`);
+    return t(`you.${code}`);
+  }
+  return errorText(answer);
+}

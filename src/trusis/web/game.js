@@ -39,6 +39,7 @@ export class GameStore {
     this.listeners = new Set();
     this.restored = false;
     this.online = false;     // this page's connection is open (its own seat is connected)
+    this.seq = null;         // the last stream number this page holds
   }
 
   subscribe(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
@@ -146,6 +147,7 @@ export class GameStore {
       if (!this.log.length) this.log = recent ? recent.map((e) => this.entry(e, null, view.phase)) : this.logFromView(view);
     }
     this.restored = false;
+    if (Number.isInteger(msg.seq)) this.seq = msg.seq;
     this.persist(msg.seq);
     this.emit({ kind: "snapshot", events: [], at: t });
   }
@@ -213,6 +215,7 @@ export class GameStore {
     const phase = this.view?.phase || before?.phase || null;
     const fresh = this.take(msg.events || [], t, phase, deadSeats(before || this.view));
     this.restored = false;
+    if (Number.isInteger(msg.seq)) this.seq = msg.seq;
     this.persist(msg.seq);
     this.emit({ kind: "events", events: fresh, before, at: t });
   }
@@ -228,6 +231,17 @@ export class GameStore {
     if (this.player(seat)?.bot) return true;
     const seats = this.table?.seats || [];
     return seats.some((s) => Number(s.seat) === Number(seat) && s.kind === "bot");
+  }
+
+  /** How this page's own seat was played by others since stream number `since` (the
+   * player away, R52, D29): "bot" once a bot took it over, "self" once it left and passed by
+   * itself, else null. */
+  awaySince(since) {
+    if (this.seat === null || !Number.isInteger(since)) return null;
+    const mine = this.log.filter((e) => Number.isInteger(e.seq) && e.seq > since && Number(e.params?.seat) === this.seat);
+    if (mine.some((e) => e.code === "replaced" && e.params?.by === "bot")) return "bot";
+    if (mine.some((e) => e.code === "left" || e.code === "returned")) return "self";
+    return null;
   }
 
   /** Who is connected, from the lobby-level table (absent: assumed connected). */
