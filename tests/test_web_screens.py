@@ -183,3 +183,97 @@ def test_the_end_screen_fits_a_phone_with_the_rematch_and_the_series(server, bro
     finally:
         ann.close()
         bob.close()
+
+
+# -- the table: seat cards, the status bar, a result card, the host's buttons --------------
+
+LONG_NAMES = ["Bartholomew-Featherstonehaugh", "Supercalifragilisticexpialidoc",
+              "Annabel-Maximilienne Delacroix"]
+
+
+def a_table_of_programs(server: Any, role: str, names: list[str], **options: Any
+                        ) -> tuple[list[Guest], list[Player], str]:
+    """A started table of five people, each a program over the WebSocket, the first of them
+    (the host) dealt `role` (tables are dealt again until it is); the host's program is
+    closed, for a browser to play the seat with the host's cookie. (Every guest, the other
+    four programs, the table's id.)"""
+    guests = [Guest(server.url, name) for name in names]
+    for _ in range(60):
+        table_id = guests[0].create(seats=5, day_seconds=30, night_seconds=15,
+                                    **options)["id"]
+        for guest in guests:
+            guest.sit(table_id)
+        guests[0].start(table_id)
+        players = [Player(server, table_id, g.token) for g in guests]
+        for player in players:
+            player.until(lambda p: p.view is not None, 15)
+        if players[0].view and players[0].view["role"] == role:
+            players.pop(0).close()
+            return guests, players, table_id
+        for player in players:
+            player.close()
+    raise AssertionError(f"no {role} for the host in 60 deals")
+
+
+def signed_in_as(browser: Any, server: Any, guest: Guest, size: str, locale: str) -> Any:
+    context = context_for(browser, size, locale)
+    context.add_cookies([{"name": "trusis_session", "url": server.url,
+                          "value": guest.http.cookies["trusis_session"]}])
+    return context
+
+
+def close_all(guests: list[Guest], players: list[Player]) -> None:
+    for player in players:
+        player.close()
+    for guest in guests:
+        guest.close()
+
+
+def name_lines(page: Page) -> list[dict[str, Any]]:
+    """Each seat card's name: where its lines break (the index of each line's first
+    character), how many lines show, and its text."""
+    return page.evaluate("""() => [...document.querySelectorAll('.ring .seat-name')].map((el) => {
+        const text = el.firstChild;
+        const breaks = [];
+        let top = null;
+        for (let i = 0; text && i < text.length; i++) {
+            const range = document.createRange();
+            range.setStart(text, i);
+            range.setEnd(text, i + 1);
+            const rect = range.getClientRects()[0];
+            if (!rect) continue;
+            if (top !== null && rect.top > top + 2) breaks.push(i);
+            top = rect.top;
+        }
+        const style = getComputedStyle(el);
+        const lines = Math.round(el.getBoundingClientRect().height / parseFloat(style.lineHeight));
+        return {name: el.textContent, breaks, lines};
+    })""")
+
+
+def test_seat_names_break_between_words_or_end_with_an_ellipsis(server, browser) -> None:
+    """Found by a new user: seat cards cut names mid-word ("Bartholom / ew-…"). A name
+    takes one or two lines, broken only between words (after a space or a hyphen); what
+    does not fit ends with "…" (the card's title holds the whole name)."""
+    guests, players, table_id = a_table_of_programs(
+        server, "HUMAN", ["Ann", *LONG_NAMES, "Cid"], set={"custom": {"TRUSIS": 1}})
+    try:
+        for size, locale in (("desktop", "en-GB"), ("phone", "fr-FR")):
+            context = signed_in_as(browser, server, guests[0], size, locale)
+            watched = Watched(context)
+            page = watched.page
+            try:
+                page.goto(f"{server.url}/t/{table_id}")
+                page.locator(".ring .seat").nth(4).wait_for()
+                page.wait_for_timeout(300)
+                shot(page, f"screens-seat-names-{size}")
+                for seat in name_lines(page):
+                    name = seat["name"]
+                    assert seat["lines"] <= 2, (size, seat)
+                    for i in seat["breaks"][:1]:  # the second line's start (more are hidden)
+                        assert name[i - 1] in " -" or name[i] == " ", (size, name, i)
+                assert watched.problems() == []
+            finally:
+                context.close()
+    finally:
+        close_all(guests, players)
