@@ -6,12 +6,14 @@ meant. Each test measures what a person saw (boxes, overflow, text), against a r
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import Page
 
 from serverproc import Guest, Player
 from test_server_rematch import play_to_the_end
+from test_web_forgiving import Passers
 from test_web_support import (
     PHONE,
     Watched,
@@ -276,4 +278,59 @@ def test_seat_names_break_between_words_or_end_with_an_ellipsis(server, browser)
             finally:
                 context.close()
     finally:
+        close_all(guests, players)
+
+
+def clock_line(page: Page) -> dict[str, Any]:
+    return page.evaluate("""() => {
+        const box = (sel) => {
+            const r = document.querySelector(sel).getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+        };
+        const countdown = document.querySelector('.countdown');
+        const style = getComputedStyle(countdown);
+        return {phase: box('.statusbar .phase'), countdown: box('.countdown'),
+                chip: box('.role-chip'), counts: document.querySelector('.counts').textContent,
+                urgent: countdown.classList.contains('is-urgent'),
+                indent: parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth),
+                width: document.documentElement.clientWidth};
+    }""")
+
+
+def test_a_phones_timer_stays_beside_the_phase(server, browser) -> None:
+    """Found by a new user: on a phone at night, with the quiet phases counted, the timer
+    dropped under "Night 1", indented. The Sweeper's phone (English, French, Italian at
+    once) in Night 1 after a quiet day, in its urgent last seconds: the timer is on the
+    phase's line, before the role's chip, and everything inside the screen."""
+    guests, players, table_id = a_table_of_programs(server, "SWEEPER",
+                                                    ["Ann", "Bea", "Cid", "Dot", "Eve"])
+    contexts = [signed_in_as(browser, server, guests[0], "phone", locale)
+                for locale in ("en-GB", "fr-FR", "it-IT")]
+    pages = [Watched(context) for context in contexts]
+    try:
+        with Passers(players):
+            for watched in pages:
+                watched.page.goto(f"{server.url}/t/{table_id}")
+                watched.page.locator(".role-chip:not([hidden])").wait_for()
+            first = pages[0].page
+            first.locator(".btn-pass:not([disabled])").click()
+            first.locator("dialog[open] .btn-primary").click()  # nobody voted: a quiet day
+            for watched in pages:
+                watched.page.locator(".statusbar .phase", has_text="1").filter(
+                    has_text=re.compile("Night|Nuit|Notte")).wait_for(timeout=45000)
+            first.locator(".countdown.is-urgent").wait_for(timeout=20000)
+            for watched, locale in zip(pages, ("en", "fr", "it"), strict=True):
+                page = watched.page
+                line = clock_line(page)
+                shot(page, f"screens-phone-night-timer-{locale}")
+                assert "6" in line["counts"], line  # the quiet phases are counted
+                phase, countdown, chip = line["phase"], line["countdown"], line["chip"]
+                assert abs(countdown["top"] - phase["top"]) < 8, (locale, line)
+                assert countdown["left"] >= phase["right"], (locale, line)
+                assert countdown["right"] <= chip["left"], (locale, line)
+                assert chip["right"] <= line["width"], (locale, line)
+                assert watched.problems() == []
+    finally:
+        for context in contexts:
+            context.close()
         close_all(guests, players)

@@ -29,7 +29,8 @@ export class StatusBar {
     this.lostHelp = h("p", { class: "conn-help" });
     this.lost = h("div", { class: "conn-lost", hidden: true }, this.lostHelp, this.retryBtn);
     this.el = h("section", { class: "statusbar", attrs: { "aria-label": t("status.label") } },
-      h("div", { class: "status-main" }, this.phase, this.countdown, this.counts),
+      // The phase and its timer hold together: on a phone the timer fell under the phase.
+      h("div", { class: "status-main" }, h("span", { class: "status-clock" }, this.phase, this.countdown), this.counts),
       this.promptEl, h("div", { class: "status-side" }, this.conn, this.chip), this.lost);
     this.said = new Set();
     this.phaseKey = "";
