@@ -334,3 +334,62 @@ def test_a_phones_timer_stays_beside_the_phase(server, browser) -> None:
         for context in contexts:
             context.close()
         close_all(guests, players)
+
+
+COVERED = """() => {
+    const card = document.querySelector('.result-card');
+    const c = card.getBoundingClientRect();
+    const hits = [];
+    for (const el of document.querySelectorAll('button, a[href], input, select, .seat')) {
+        if (card.contains(el)) continue;
+        const r = el.getBoundingClientRect();
+        if (!r.width || !r.height) continue;
+        const x = Math.min(r.right, c.right) - Math.max(r.left, c.left);
+        const y = Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top);
+        const what = `${el.tagName.toLowerCase()}.${el.className}`;
+        if (x > 1 && y > 1) hits.push(`${what} ${el.textContent.trim().slice(0, 30)}`);
+    }
+    const inside = c.top >= 0 && c.bottom <= innerHeight && c.left >= 0 && c.right <= innerWidth;
+    return {hits, inside};
+}"""
+
+
+def test_a_result_card_covers_no_control(server, browser) -> None:
+    """Found by a new user: the Oracle's vision card covered "Block a player" (and on a
+    phone, seats). The Oracle foresees on a 1366 px laptop (English) with the same seat open
+    on a phone (Italian): on both, the card is in sight and covers no button, field or seat."""
+    guests, players, table_id = a_table_of_programs(
+        server, "ORACLE", ["Ann", *LONG_NAMES, "Cid"],
+        set={"custom": {"ORACLE": 1, "TRUSIS": 1}})
+    contexts = [signed_in_as(browser, server, guests[0], "desktop", "en-GB"),
+                signed_in_as(browser, server, guests[0], "phone", "it-IT")]
+    pages = [Watched(context) for context in contexts]
+    try:
+        with Passers(players):
+            for watched in pages:
+                watched.page.goto(f"{server.url}/t/{table_id}")
+                watched.page.locator(".role-chip:not([hidden])").wait_for()
+            laptop = pages[0].page
+            laptop.locator(".btn-pass:not([disabled])").click()
+            laptop.locator("dialog[open] .btn-primary").click()
+            laptop.locator(".statusbar .phase", has_text="Night 1").wait_for(timeout=45000)
+            laptop.locator(".seat:not(.is-me)").nth(1).click()
+            laptop.locator('.btn-power[data-do="foresee"]:not([disabled])').click()
+            laptop.locator("dialog[open] .btn-danger").click()
+            for watched, size in zip(pages, ("desktop", "phone"), strict=True):
+                page = watched.page
+                page.locator(".result-card").wait_for()
+                page.wait_for_timeout(800)  # the banner of dusk has gone
+                shot(page, f"screens-result-card-{size}")
+                found = page.evaluate(COVERED)
+                assert found["hits"] == [], (size, found)
+                assert found["inside"], (size, found)
+                assert watched.problems() == []
+            # Read: the card goes, and the table is as it was.
+            laptop.locator(".result-card .btn:not([disabled])").click()
+            laptop.locator(".result-card").wait_for(state="detached")
+            assert laptop.locator(".table-foot .btn", has_text="Block a player").is_visible()
+    finally:
+        for context in contexts:
+            context.close()
+        close_all(guests, players)

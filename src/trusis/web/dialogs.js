@@ -123,10 +123,10 @@ export function note(text) {
 /**
  * A private result (a sweep, a vision, the Gravekeeper's news) as a card that stays until
  * the player closes it with its own button — a click elsewhere never dismisses it, and the
- * button wakes up after a moment so a tap meant for something else cannot close it.
+ * button wakes up after a moment so a tap meant for something else cannot close it. `host`:
+ * where it goes (the table puts it in its own flow, where it covers nothing).
  */
-export function resultCard(title, text) {
-  const host = $("#cards");
+export function resultCard(title, text, host = $("#cards")) {
   if (!host) return;
   const ok = h("button", { class: "btn btn-primary", type: "button", text: t("result.ok"), disabled: true });
   const card = h("section", {

@@ -62,7 +62,10 @@ export class TableScreen {
     this.layout = h("div", { class: "layout" }, this.centre,
       h("aside", { class: "side", attrs: { "aria-label": t("tab.side") } }, this.side.el, Object.values(this.panels)));
     this.away = h("div", { class: "table-away" });
-    this.notice = h("div", { class: "table-notice" }, this.away);
+    // Private results (a vision, a sweep…) go here, in the flow under the status bar: a
+    // card floating over the table covered its controls ("Block a player") and seats.
+    this.cards = h("div", { class: "table-cards" });
+    this.notice = h("div", { class: "table-notice" }, this.away, this.cards);
     this.foot = h("div", { class: "table-foot" });
     // The action bar is shown above the seats, so it comes before them in the tab order too.
     this.el = h("div", { class: "table-screen" }, this.status.el, this.notice, this.actions.el, this.phone.el, this.layout);
@@ -105,7 +108,7 @@ export class TableScreen {
       if (answer.table) this.store.setTable(answer.table);
       banner([t("return.claimed", { seat: answer.seat })], "info");
     } catch (err) {
-      fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } }, h("p", {}, errorText(err))), this.away);
+      fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } }, h("p", {}, errorText(err))), this.away, this.cards);
     }
   }
 
@@ -134,14 +137,14 @@ export class TableScreen {
   }
 
   onMe() {
-    fill(this.notice, this.away);
+    fill(this.notice, this.away, this.cards);
     this.render();
     this.conn.stop();
     this.loadTable();
     this.play();
   }
 
-  needName() { fill(this.notice, nameForm(this.app, { compact: true }), this.away); }
+  needName() { fill(this.notice, nameForm(this.app, { compact: true }), this.away, this.cards); }
 
   fatal(code) {
     if (code === "not_signed_in") { this.needName(); return; }
@@ -151,7 +154,7 @@ export class TableScreen {
     this.el.classList.add("is-gone");
     fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } },
       h("p", {}, errorText({ code })),
-      h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))), this.away);
+      h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))), this.away, this.cards);
   }
 
   connection(status, detail) {
@@ -232,7 +235,7 @@ export class TableScreen {
       } else if (RESULTS.has(e.code)) {
         // The card's title says whose result it is; its text, only the result.
         const body = hasMsg(`card.${e.code}`) ? capital(msg(`card.${e.code}`, e.params)) : eventText(e);
-        resultCard(t(`result.${e.code}`), body);
+        resultCard(t(`result.${e.code}`), body, this.cards);
         this.app.alert(eventText(e));
       } else if (e.code === "game_over") {
         lines.push(capital(msg("event.game_over", e.params)));
