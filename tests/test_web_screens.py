@@ -393,3 +393,45 @@ def test_a_result_card_covers_no_control(server, browser) -> None:
         for context in contexts:
             context.close()
         close_all(guests, players)
+
+
+def test_the_hosts_buttons_for_a_departed_seat_are_one_line_each(server, browser) -> None:
+    """Found by a new user: "Give … to a bot" and "Link for …" rendered as tall squeezed
+    buttons, the seat's whole name inside each. A long-named player leaves: the host's page
+    (1366 px English, French and Italian phones) says who left on a line of its own, and
+    each button keeps one line, inside the screen."""
+    guests, players, table_id = a_table_of_programs(
+        server, "HUMAN", ["Ann", *LONG_NAMES, "Cid"], set={"custom": {"TRUSIS": 1}})
+    try:
+        leaver = next(p for p in players if p.seat == 2)
+        assert leaver.command(do="leave")["type"] == "ack"
+        for size, locale in (("desktop", "en-GB"), ("phone", "fr-FR"), ("phone", "it-IT")):
+            context = signed_in_as(browser, server, guests[0], size, locale)
+            watched = Watched(context)
+            page = watched.page
+            try:
+                page.goto(f"{server.url}/t/{table_id}")
+                row = page.locator('.departed[data-seat="2"]')
+                row.locator(".btn-link").wait_for()
+                row.scroll_into_view_if_needed()
+                page.wait_for_timeout(300)
+                shot(page, f"screens-departed-{size}-{locale}")
+                assert "Bartholomew-Featherstonehaugh" in row.locator(".departed-who").inner_text()
+                width = page.evaluate("document.documentElement.clientWidth")
+                buttons = row.locator(".btn").all()
+                assert len(buttons) == 2
+                for button in buttons:
+                    box = button.bounding_box()
+                    assert box is not None
+                    assert box["height"] <= 40, (size, locale, button.inner_text(), box)
+                    assert box["x"] >= 0 and box["x"] + box["width"] <= width, (size, box)
+                    # Its name says which seat, starting with what it shows (WCAG 2.5.3).
+                    label = button.get_attribute("aria-label") or ""
+                    shown = button.inner_text().strip().splitlines()[-1]  # after its mark
+                    assert label.startswith(shown), (label, shown)
+                    assert "(" in label and "2" in label, label
+                assert watched.problems() == []
+            finally:
+                context.close()
+    finally:
+        close_all(guests, players)

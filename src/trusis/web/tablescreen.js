@@ -294,17 +294,23 @@ export class TableScreen {
       [...this.links], view.status, !!this.app.me]);
     if (key === this.footKey) return;
     this.footKey = key;
+    // Who left on a line of its own, then two short buttons (each named with the seat for
+    // a screen reader): with the seat's whole name inside, they were tall and squeezed.
+    const hostButton = (cls, mark, label, seat, click) => h("button", {
+      class: ["btn", "btn-small", cls], type: "button",
+      attrs: { "aria-label": t("host.for_seat", { action: label, seat: seatName(seat) }) },
+      on: { click },
+    }, h("span", { attrs: { "aria-hidden": "true" } }, mark), label);
     fill(this.foot,
-      departed.map((s) => h("div", { class: "departed", attrs: { "data-seat": String(s.seat) } },
-        toBot.has(s.seat) && !this.store.isBot(s.seat) ? h("button", {
-          class: "btn btn-small btn-bot", type: "button", text: t("host.replace", { seat: seatName(s.seat) }),
-          on: { click: () => this.replace(s.seat, "bot") },
-        }) : null,
-        h("button", {
-          class: "btn btn-small btn-link", type: "button", text: t("host.link", { seat: seatName(s.seat) }),
-          on: { click: () => this.replace(s.seat, "person") },
-        }),
-        this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null)),
+      departed.map((s) => {
+        const bot = this.store.isBot(s.seat);
+        return h("div", { class: "departed", attrs: { "data-seat": String(s.seat) } },
+          h("p", { class: "departed-who" }, t(bot ? "host.departed_bot" : "host.departed_left", { seat: seatName(s.seat) })),
+          toBot.has(s.seat) && !bot
+            ? hostButton("btn-bot", "⚙ ", t("host.to_bot"), s.seat, () => this.replace(s.seat, "bot")) : null,
+          hostButton("btn-link", "✉ ", t("host.to_person"), s.seat, () => this.replace(s.seat, "person")),
+          this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null);
+      }),
       canLeave ? h("button", { class: "btn btn-small btn-ghost btn-leave", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
       this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null,
       this.app.me && view.status === "running" ? blockButton(this.store, { players: () => (this.store.view?.players || []).filter((p) => !this.store.isBot(p.seat)), onBlocked: () => this.chat.redraw() }) : null);
