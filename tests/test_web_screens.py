@@ -435,3 +435,51 @@ def test_the_hosts_buttons_for_a_departed_seat_are_one_line_each(server, browser
                 context.close()
     finally:
         close_all(guests, players)
+
+
+# -- words --------------------------------------------------------------------------------
+
+SOUND = {"en-GB": ("off", "on"), "fr-FR": ("coupé", "activé"), "it-IT": ("spenti", "attivi")}
+
+
+def test_the_sound_switch_says_on_or_off_in_each_language(server, browser) -> None:
+    """Found by a new user: the sound switch read "♪ non" in French and "♪ no" in Italian,
+    which says no state. It says off or on in each language, on a laptop and a phone, and
+    its name holds what it shows (WCAG 2.5.3)."""
+    for size, locale in (("desktop", "fr-FR"), ("phone", "fr-FR"), ("phone", "it-IT"),
+                         ("desktop", "en-GB")):
+        context = context_for(browser, size, locale)
+        watched = Watched(context)
+        page = watched.page
+        try:
+            page.goto(server.url + "/")
+            button = page.locator("#tools button", has_text="♪")
+            button.wait_for()
+            off, on = SOUND[locale]
+            for state, pressed in ((off, "false"), (on, "true")):
+                text = button.inner_text().replace("\n", " ")
+                assert text.endswith(state), (locale, text)
+                assert button.get_attribute("aria-pressed") == pressed
+                name = button.evaluate("(b) => b.getAttribute('aria-label') || b.textContent")
+                assert state in name, (locale, name)
+                width = page.evaluate("document.documentElement.clientWidth")
+                assert page.evaluate("document.documentElement.scrollWidth") <= width
+                for tool in page.locator("#tools > *:visible").all():
+                    box = tool.bounding_box()
+                    assert box is not None and box["x"] + box["width"] <= width + 0.5, (locale, box)
+                if state == off:
+                    shot(page, f"screens-sound-{size}-{locale}")
+                    button.click()
+            button.click()  # off again: the choice is kept for the next test's pages
+            # Signed in, the account's button changes: the bar still fits the screen.
+            sign_in(page, server.url, "Zoé")
+            page.locator("#tools button", has_text=off).wait_for()
+            width = page.evaluate("document.documentElement.clientWidth")
+            for tool in page.locator("#tools > *:visible").all():
+                box = tool.bounding_box()
+                assert box is not None and box["x"] + box["width"] <= width + 0.5, (locale, box)
+            shot(page, f"screens-sound-signed-in-{size}-{locale}")
+            assert watched.problems() == []
+        finally:
+            context.close()
+

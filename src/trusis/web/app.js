@@ -48,11 +48,15 @@ class App {
       on: { change: (ev) => setLang(ev.target.value, { remember: true }).then(() => this.header()) },
     }, LANGUAGES.map((code) => h("option", { value: code, text: t(`lang.${code}`) })));
     select.value = lang();
+    // Its state in words of each language ("♪ non" said no state): "Sound: off" on a wide
+    // screen, "♪ off" on a phone; the name is what it shows (WCAG 2.5.3).
     const sound = h("button", {
-      class: "btn btn-small btn-ghost", type: "button",
-      attrs: { "aria-pressed": String(this.sound), "aria-label": this.sound ? t("sound.on") : t("sound.off"), title: t("sound.hint") },
+      class: "btn btn-small btn-ghost", type: "button", id: "sound-toggle",
+      attrs: { "aria-pressed": String(this.sound), title: t("sound.hint") },
       on: { click: () => this.toggleSound() },
-    }, "♪ ", this.sound ? t("sound.short_on") : t("sound.short_off"));
+    }, h("span", { attrs: { "aria-hidden": "true" } }, "♪"),
+    h("span", { class: "tool-text" }, t("sound.label")),
+    h("span", {}, this.sound ? t("sound.short_on") : t("sound.short_off")));
     fill(tools,
       this.srTools(),
       h("button", { class: "btn btn-small", type: "button", id: "rules-button", on: { click: () => this.rules.open(this.screen?.store?.view?.composition, this.screen?.store?.view?.role) } }, "☰ ", h("span", { class: "tool-text" }, t("rules.button"))),
