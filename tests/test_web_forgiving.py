@@ -197,7 +197,9 @@ def test_a_first_visit_is_clean_and_a_long_name_is_told_before_sending(server, b
             assert watched.errors == []
             long_name = "Bartholomew_Featherstonehaugh</b>!!"  # 35 characters
             count = page.locator(".name-form .name-count")
-            assert field.get_attribute("maxlength") == "32"
+            # The browser's bound counts UTF-16 units: room for 32 characters of any kind
+            # (32 emoji are 64 units); the page itself keeps 32 characters (lobby.js).
+            assert field.get_attribute("maxlength") == "64"
             assert count.inner_text() == "0/32 characters"
             field.press_sequentially("Bartholomew")
             assert count.inner_text() == "11/32 characters"

@@ -483,3 +483,34 @@ def test_the_sound_switch_says_on_or_off_in_each_language(server, browser) -> No
         finally:
             context.close()
 
+
+EMOJI = "🦊"  # one character, two UTF-16 code units
+
+
+def test_a_name_of_emoji_is_counted_as_the_server_counts_it(server, browser) -> None:
+    """Found by a new user: the name field stopped taking input at 16 emoji while its count
+    said "16/32 characters" (the browser's maxlength counts UTF-16 units). It takes 32
+    characters as the server counts them (code points, D25), says so, and the server takes
+    the name."""
+    context = context_for(browser, "phone", "en-GB")
+    watched = Watched(context)
+    page = watched.page
+    try:
+        page.goto(server.url + "/")
+        field = page.locator("#name-input")
+        count = page.locator(".name-form .name-count")
+        field.click()
+        for _ in range(20):
+            page.keyboard.insert_text(EMOJI)
+        assert field.input_value() == EMOJI * 20  # not cut at 16
+        assert count.inner_text() == "20/32 characters"
+        for _ in range(13):  # one more than fits
+            page.keyboard.insert_text(EMOJI)
+        assert field.input_value() == EMOJI * 32
+        assert count.inner_text() == "32/32 characters: a name cannot be longer."
+        shot(page, "screens-name-emoji")
+        page.locator(".name-form button[type=submit]").click()
+        page.locator("form.name-form .hint").filter(has_text=EMOJI * 32).wait_for()
+        assert watched.problems() == []
+    finally:
+        context.close()

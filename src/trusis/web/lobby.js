@@ -18,7 +18,10 @@ export const NAME_MAX = 32;
  * cut says so, before anything is sent. A longer value set some other way is not sent.
  */
 export function nameCounter(input, submit) {
-  input.maxLength = NAME_MAX;
+  // The browser's maxlength counts UTF-16 units (an emoji is two): at 32 the field stopped
+  // at 16 emoji while the count said 16/32. The server counts characters (code points,
+  // D25), and so does this field: maxlength only bounds a paste, what passes 32 is cut here.
+  input.maxLength = NAME_MAX * 2;
   const note = h("p", { class: "hint name-count", id: `${input.id}-count`, attrs: { "aria-live": "polite" } });
   input.setAttribute("aria-describedby", note.id);
   let pasted = 0;  // the length of a paste the field cut, until the next edit
@@ -39,6 +42,15 @@ export function nameCounter(input, submit) {
   });
   input.addEventListener("input", (ev) => {
     if (ev.inputType !== "insertFromPaste") pasted = 0;
+    const over = [...input.value].length - NAME_MAX;
+    if (over > 0 && !ev.isComposing) {
+      // What was just put in past the limit goes: the characters before the caret.
+      const end = input.selectionEnd ?? input.value.length;
+      const before = [...input.value.slice(0, end)];
+      const kept = before.slice(0, Math.max(0, before.length - over)).join("");
+      input.value = kept + input.value.slice(end);
+      input.setSelectionRange(kept.length, kept.length);
+    }
     update();
   });
   update();
