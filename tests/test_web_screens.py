@@ -6,6 +6,8 @@ meant. Each test measures what a person saw (boxes, overflow, text), against a r
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from typing import Any
 
@@ -17,9 +19,12 @@ from test_web_forgiving import Passers
 from test_web_support import (
     PHONE,
     Watched,
+    create_table,
     needs_chromium,
     shot,
     sign_in,
+    sit_and_fill,
+    start,
 )
 
 pytestmark = needs_chromium
@@ -511,6 +516,57 @@ def test_a_name_of_emoji_is_counted_as_the_server_counts_it(server, browser) -> 
         shot(page, "screens-name-emoji")
         page.locator(".name-form button[type=submit]").click()
         page.locator("form.name-form .hint").filter(has_text=EMOJI * 32).wait_for()
+        assert watched.problems() == []
+    finally:
+        context.close()
+
+
+def said(watched: Watched) -> list[str]:
+    out = []
+    for text in watched.sent:
+        with contextlib.suppress(ValueError):
+            data = json.loads(text)
+            if data.get("type") == "act" and data["action"].get("do") == "say":
+                out.append(data["action"]["text"])
+    return out
+
+
+def test_a_chat_line_past_500_characters_is_told_never_cut(server, browser) -> None:
+    """Found by a new user: a line pasted over 500 characters was cut without a word (the
+    box's maxlength). D9: a message over 500 characters is refused. The box keeps all of
+    it, says how long it is and that it cannot go, sends nothing; near the limit it says
+    how many characters are left; a line that fits goes whole."""
+    context = browser.new_context(viewport=WIDE, locale="en-GB")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Ann")
+        table_id = create_table(page, 5, day_seconds=600)
+        sit_and_fill(page, table_id)
+        start(page)
+        box = page.locator("#chat-input")
+        count = page.locator(".chat-count")
+        long_line = ("The Butcher is seat three, I am sure of it. " * 15)[:619] + "!"
+        assert len(long_line) == 620
+        page.evaluate("(text) => navigator.clipboard.writeText(text)", long_line)
+        box.focus()
+        page.keyboard.press("Control+V")
+        assert box.input_value() == long_line  # not cut
+        count.filter(has_text="620").wait_for()
+        assert "500" in count.inner_text()
+        box.press("Enter")
+        page.locator(".chat-error", has_text="500").wait_for()
+        shot(page, "screens-chat-too-long")
+        assert said(watched) == []
+        assert box.input_value() == long_line  # nothing lost either
+        fits = long_line[:490].strip()
+        box.fill(fits)
+        count.filter(has_text=f"{500 - len(fits)} characters left").wait_for()
+        box.press("Enter")
+        page.locator(".chat-line .chat-text", has_text=fits[-40:]).wait_for()
+        assert said(watched) == [fits]
+        assert page.locator(".chat-error:visible").count() == 0
         assert watched.problems() == []
     finally:
         context.close()

@@ -9,6 +9,16 @@ import { capital, lang, msg, phaseName, seatName, t } from "./i18n.js";
 import { errorText } from "./errors.js";
 
 const PUBLIC = "public";
+/** D9: a message over 500 characters is refused (the server's MAX_MESSAGE). */
+export const MESSAGE_MAX = 500;
+/** When the box starts to say how many characters are left. */
+const COUNT_FROM = MESSAGE_MAX - 100;
+
+/** A message's length as the server counts it (D9): characters (code points), once every
+ * character that is not printable is a space, runs of spaces one, and the ends trimmed. */
+export function messageLength(text) {
+  return [...String(text).replace(/[\p{C}\p{Z}\s]+/gu, " ").trim()].length;
+}
 
 export class Chat {
   constructor(store, { send, onUnread, context }) {
@@ -41,16 +51,20 @@ export class Chat {
       class: "btn btn-small chat-more", type: "button", hidden: true, text: t("chat.new_below"),
       on: { click: () => this.toBottom() },
     });
+    // No maxlength: it cut a long paste at 500 without a word. The box keeps everything,
+    // says how much is left near the limit, and refuses to send past it (D9), saying why.
     this.input = h("input", {
-      type: "text", maxLength: 500, id: "chat-input",
-      attrs: { autocomplete: "off", "aria-label": t("chat.input_label"), enterkeyhint: "send" },
+      type: "text", id: "chat-input",
+      attrs: { autocomplete: "off", "aria-label": t("chat.input_label"), enterkeyhint: "send", "aria-describedby": "chat-count" },
+      on: { input: () => this.countChars() },
     });
+    this.count = h("p", { class: "chat-count", id: "chat-count" });
     this.to = h("p", { class: "chat-to", id: "chat-to" });
     this.error = h("p", { class: "chat-error", attrs: { role: "alert" } });
     this.answer = h("p", { class: "chat-answer", hidden: true });
     this.form = h("form", { class: "chat-form", on: { submit: (ev) => { ev.preventDefault(); this.submit(); } } },
       this.to, h("div", { class: "chat-row" }, this.input,
-        h("button", { class: "btn btn-primary", type: "submit", text: t("chat.send") })), this.error, this.answer);
+        h("button", { class: "btn btn-primary", type: "submit", text: t("chat.send") })), this.count, this.error, this.answer);
     this.el = h("div", { class: "chat" }, this.threads, h("div", { class: "chat-scroll" }, this.logBox, this.more), this.form);
     this.atBottom = true;
   }
@@ -150,17 +164,36 @@ export class Chat {
     }
     if (!this.canSay) { this.error.textContent = t(this.store.seat ? "chat.cannot_send" : "chat.spectator_send"); return; }
     if (text.startsWith("//")) text = text.slice(1);
+    const length = messageLength(text);
+    if (length > MESSAGE_MAX) {
+      this.error.textContent = t("chat.too_long", { count: length, max: MESSAGE_MAX });
+      this.tooLong = true;
+      return;
+    }
     const action = { do: "say", text };
     if (this.thread !== PUBLIC) action.to = Number(this.thread);
     clearInterval(this.slowTimer);
     this.error.textContent = "";
     this.input.value = "";
+    this.countChars();
     const answer = await this.send(action);
     if (answer?.type === "refused") {
       this.input.value = text;
+      this.countChars();
       if (answer.code === "rate_limited") this.slowDown(Number(answer.params?.retry_after) || 2);
       else this.error.textContent = errorText(answer);
     }
+  }
+
+  /** How many characters are left, near the limit; past it, that the line cannot go. */
+  countChars() {
+    const length = messageLength(this.input.value);
+    const over = length > MESSAGE_MAX;
+    const text = over ? t("chat.over", { count: length, max: MESSAGE_MAX, over: length - MESSAGE_MAX })
+      : length >= COUNT_FROM ? t("chat.left", { count: MESSAGE_MAX - length }) : "";
+    if (this.count.textContent !== text) this.count.textContent = text;
+    this.count.classList.toggle("is-over", over);
+    if (!over && this.tooLong) { this.tooLong = false; this.error.textContent = ""; }
   }
 
   /** The chat's rate limit refused a line: it stays in the box, and a countdown says when
@@ -264,6 +297,7 @@ export class Chat {
     this.form.querySelector("button").textContent = t("chat.send");
     this.input.setAttribute("aria-label", t("chat.input_label"));
     this.threads.setAttribute("aria-label", t("chat.threads"));
+    this.countChars();
     this.render();
   }
 
