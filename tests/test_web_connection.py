@@ -188,7 +188,8 @@ def test_a_silent_network_is_found_by_the_unanswered_ping(server, browser) -> No
         assert "non viene applicato" in notice.inner_text()
         shot(page, "connection-silent-desktop-it")
         cuttable.blocked = False
-        notice.locator("button").click()  # "Riprova ora": at once
+        with contextlib.suppress(Exception):  # unless its own next try came first
+            notice.locator("button").click(timeout=2000)  # "Riprova ora": at once
         page.locator(".conn.is-bad").wait_for(state="detached", timeout=5000)
         assert notice.count() == 0
         assert "Giorno 1" in phase_of(page)
@@ -237,10 +238,10 @@ def test_a_refusal_after_coming_back_speaks_to_you_and_goes_with_its_phase(serve
             return bool(seat.get("passed"))
 
         player.until(passed_by_a_bot, 60)  # grace over, a bot took the seat and passed
-        cuttable.blocked = False
-        page.locator(".statusbar .conn-lost button").click()  # « Réessayer maintenant »
+        page.locator(".conn.is-bad").wait_for(timeout=20000)  # the page knows it is cut off
+        cuttable.blocked = False  # the network is back: the page reconnects by itself
         refusal = page.locator(".actions .refusal")
-        refusal.wait_for(timeout=15000)
+        refusal.wait_for(timeout=30000)
         text = refusal.inner_text()
         assert "Béatrice" not in text, text  # not about herself in the third person
         assert "Pendant votre absence" in text and "un bot" in text, text
@@ -248,8 +249,9 @@ def test_a_refusal_after_coming_back_speaks_to_you_and_goes_with_its_phase(serve
         page.wait_for_timeout(300)
         shot(page, "connection-refusal-after-return-phone-fr")
 
-        cid.pass_now()  # the last person to pass: the bots follow, and the night comes
-        page.locator(".statusbar .phase", has_text="Nuit 1").wait_for(timeout=60000)
+        cid.pass_now()  # the last person to pass: the bots follow, and the day ends
+        # Night 1 comes, or the end if the day's vote killed the last Trusis.
+        page.locator(".statusbar .phase").filter(has_not_text="Jour 1").wait_for(timeout=60000)
         page.wait_for_timeout(500)
         assert refusal.count() == 0 or not refusal.is_visible(), refusal.inner_text()
         assert real_problems(watched) == []
