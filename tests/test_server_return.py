@@ -221,11 +221,17 @@ def test_D32_a_seat_a_bot_took_over_stays_in_its_players_data(server: ServerProc
 
 
 def finished_with_a_takeover(server: ServerProcess) -> tuple[Guest, Guest, str]:
-    """Bob never comes: after his grace period a bot plays his seat (R52, R53); then the host
-    leaves, and the bots play the game to its end."""
+    """Bob leaves and the host hands his seat to a bot (R52, R53); then the host leaves, and
+    the bots play the game to its end: nobody may come back to a seat (D31), so they need
+    not keep the timers' pace (D43), as they would for a seat whose grace period ran out."""
     host, bob, tid, _ = started(server)
     watcher = Conn(server, tid, host.token).open()
-    watcher.until(lambda c: seat_two(c)["bot"], GRACE + 15)
+    gone = Conn(server, tid, bob.token).open()
+    assert gone.command(do="leave")["type"] == "ack"
+    gone.close()
+    reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "bot"})
+    assert reply.status_code == 200, reply.text
+    watcher.until(lambda c: seat_two(c)["bot"], 15)
     assert watcher.command(do="leave")["type"] == "ack"
     watcher.until(lambda c: c.view is not None and c.view["status"] == "finished", 120)
     watcher.close()

@@ -160,7 +160,7 @@ def test_R52_D31_leaving_on_purpose_and_back_with_the_hosts_link(server, browser
 
 @pytest.mark.parametrize("size", SIZES)
 def test_R53_the_replay_marks_who_held_each_seat_when(server, browser, size: str) -> None:
-    """Bob's seat was his until its grace period ran out, then a bot's: the replay shows no
+    """Bob's seat was his until he left and a bot took it: the replay shows no
     "⚙ bot" on it at the first step and shows it at the last; a bot from the start is one
     all along."""
     _host, _bob, table_id = finished_with_a_takeover(server)
