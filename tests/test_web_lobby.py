@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from serverproc import Guest
+from test_web_accounts import PASSWORD, register_in_page
 from test_web_support import (
     DESKTOP,
     PHONE,
@@ -86,13 +87,7 @@ def test_D47_an_account_renamed_stays_signed_in_under_its_new_name(server: Any,
     watched = Watched(context)
     page = watched.page
     page.goto(server.url + "/")
-    page.locator("#account-button").click()
-    dialog = page.locator("dialog.account-dialog")
-    dialog.locator(".seg[data-mode=register]").click()
-    dialog.locator("#acct-name").fill("Carla")
-    dialog.locator("#acct-password").fill("a long password")
-    dialog.locator("button[type=submit]").click()
-    page.locator(".acct-button", has_text="Carla").wait_for()
+    register_in_page(page, "Carla")
     before = page.evaluate("() => window.trusis.me")
     form = page.locator("form.name-form")
     assert "sign in with the new one" in form.inner_text()
@@ -105,7 +100,7 @@ def test_D47_an_account_renamed_stays_signed_in_under_its_new_name(server: Any,
     # The new name signs in; the old one is nobody's any more.
     other = Guest(server.url, "Dan")
     assert other.http.post("/api/login", json={"name": "Carla Bee", "password":
-                                               "a long password"}).status_code == 200
+                                               PASSWORD}).status_code == 200
     other.close()
     assert watched.problems() == []
     context.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modhelp import account, grant
+from test_web_draw import ops  # noqa: F401  (a fixture: an admin of the module's server)
 from test_web_support import (
     DESKTOP,
     PHONE,
@@ -27,16 +27,9 @@ DRAW = {"en": ("draw", "1 draw", "lost"), "fr": ("nulle", "1 nulle", "perdue"),
         "it": ("patta", "1 patta", "persa")}
 
 
-@pytest.fixture(scope="module")
-def ops(server: Any) -> Any:
-    client, _ = account(server.url, "Ops")
-    grant(server, "Ops", "admin")
-    return client
-
-
 @pytest.mark.parametrize(("lang", "viewport"), [("en", DESKTOP), ("fr", PHONE),
                                                 ("it", DESKTOP)])
-def test_D49_a_drawn_game_is_a_draw_on_the_profile(server: Any, browser: Any, ops: Any,
+def test_D49_a_drawn_game_is_a_draw_on_the_profile(server: Any, browser: Any, ops: Any,  # noqa: F811
                                                    lang: str, viewport: dict[str, int]) -> None:
     context = browser.new_context(viewport=viewport, locale={"en": "en-GB", "fr": "fr-FR",
                                                              "it": "it-IT"}[lang])
