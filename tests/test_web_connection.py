@@ -258,3 +258,32 @@ def test_a_refusal_after_coming_back_speaks_to_you_and_goes_with_its_phase(serve
     finally:
         context.close()
         cid.close()
+
+
+def test_a_tab_past_the_limit_says_why_and_waits(browser: Any, tmp_path: Any) -> None:
+    """A ninth tab of one player at one table is closed with 4429 (`sockets_per_table`): it
+    said "Connection lost — reconnecting…" and tried again every few seconds for ever. It
+    now says why, and tries again after a while; once a tab is closed, it connects."""
+    from serverproc import ServerProcess, new_database
+
+    server = ServerProcess(new_database("sqlite", tmp_path), bot_pace=0.0,
+                           extra=["--limit", "sockets_per_table=1"])
+    server.start()
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    first = Watched(context)
+    try:
+        sign_in(first.page, server.url, "Ann")
+        table_id = create_table(first.page, 5, day_seconds=600)
+        sit_and_fill(first.page, table_id)
+        start(first.page)
+        second = context.new_page()
+        second.goto(f"{server.url}/t/{table_id}")
+        status = second.locator(".statusbar .conn", has_text="Too many")
+        status.wait_for(timeout=15000)
+        shot(second, "connection-too-many-tabs")
+        first.page.close()  # the other tab goes: this one gets in on its next try
+        second.locator(".seat.is-me").wait_for(timeout=60000)
+        status.wait_for(state="detached", timeout=60000)
+    finally:
+        context.close()
+        server.stop()

@@ -15,6 +15,7 @@ const FATAL = new Map([
 ]);
 const PING_EVERY = 5000;   // ms between pings while nothing else is heard
 const PONG_WITHIN = 7000;  // ms a ping may wait for an answer before the connection is lost
+const LIMITED_WAIT = 20000; // ms before trying again after 4429: a limit frees up slowly
 let counter = 0;
 
 function freshId() {
@@ -113,17 +114,20 @@ export class TableConnection {
         this.onStatus("fatal", FATAL.get(ev.code));
         return;
       }
+      // 4429: a limit (too many tabs of yours at this table, or from your address) — said as
+      // such, and tried again after a while rather than every few seconds.
+      this.limited = ev.code === 4429;
       this.retry();
     });
   }
 
   retry() {
     if (this.stopped) return;
-    const base = Math.min(10000, 500 * 2 ** Math.min(this.attempt, 5));
+    const base = this.limited ? LIMITED_WAIT : Math.min(10000, 500 * 2 ** Math.min(this.attempt, 5));
     this.attempt += 1;
     const wait = base / 2 + Math.random() * base / 2;
     this.retryAt = Date.now() + wait;
-    this.onStatus("reconnecting", this.detail());
+    this.onStatus(this.limited ? "limited" : "reconnecting", this.detail());
     this.timer = setTimeout(() => this.open(), wait);
   }
 
@@ -202,6 +206,7 @@ export class TableConnection {
     switch (data.type) {
       case "welcome":
         this.attempt = 0;
+        this.limited = false;
         this.onStatus("open");
         this.onMessage(data);
         break;

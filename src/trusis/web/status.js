@@ -51,7 +51,7 @@ export class StatusBar {
     if (this.conn.textContent !== text) this.conn.textContent = text;
     this.conn.classList.toggle("is-bad", !!text);
     // Only once a game shows: before it, there is no board to mistake for a live one.
-    const lost = status === "reconnecting" && !!this.store.view;
+    const lost = (status === "reconnecting" || status === "limited") && !!this.store.view;
     this.lost.hidden = !lost;
     this.el.classList.toggle("is-reconnecting", lost);
     if (lost) {
