@@ -25,7 +25,7 @@ the others and the player's row. Renames are bounded per player (`Renames`).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -35,13 +35,25 @@ from trusis.server.accounts import login_key
 from trusis.server.errors import LobbyError
 from trusis.server.limits import PerAddress
 from trusis.server.names import skeleton
+from trusis.server.owner import Owner
 from trusis.server.requests import LobbyRequest
 from trusis.server.room import Room
 from trusis.server.seat import Seat, live
 from trusis.server.store import Player, Store
 
-if TYPE_CHECKING:
-    from trusis.server.hub import Hub
+
+class Hub(Protocol):
+    """What a rename needs of the hub (hub.py), which runs it: named here, not imported,
+    so that the two modules do not import each other."""
+
+    store: Store
+    owner: Owner
+
+    async def room(self, table_id: str, player_id: str | None = None,
+                   invite: str | None = None) -> Room: ...
+
+    async def _rename_bots_like(self, room: Room, name: str) -> None: ...
+
 
 log = logging.getLogger("trusis.server")
 
