@@ -103,7 +103,7 @@ export class Lobby {
   constructor(app) {
     this.app = app;
     this.list = h("div", { class: "table-list" });
-    this.mine = h("section", { class: "card tables your-games", hidden: true, attrs: { "aria-labelledby": "mine-title" } });
+    this.mine = h("section", { class: "card your-games", hidden: true, attrs: { "aria-labelledby": "mine-title" } });
     this.el = h("div", { class: "lobby" });
     this.timer = null;
     this.form = null;
