@@ -74,6 +74,7 @@ def test_one_person_and_four_bots_from_the_lobby_to_the_end_screen(server, brows
     end = page.locator(".endscreen")
     assert end.locator("h1").inner_text().strip()
     assert end.locator(".end-roles tbody tr").count() == 5
+    end.locator(".vote-grid").wait_for()  # drawn once the summary, fetched after the end, is in
     assert end.locator(".vote-grid").count() == 1
     assert end.locator(".stats-table tr").count() > 3
     assert end.locator(".stats-players tbody tr").count() == 5
