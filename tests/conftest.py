@@ -14,6 +14,8 @@ from test_web_support import module_browser, module_server
 os.environ.setdefault("TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR", "100000")
 os.environ.setdefault("TRUSIS_LIMIT_OPEN_TABLES_PER_ADDRESS", "100000")
 os.environ.setdefault("TRUSIS_LIMIT_RUNNING_TABLES_PER_ADDRESS", "100000")
+# A web test module signs one guest in for each of its games, whose bots play on after it.
+os.environ.setdefault("TRUSIS_LIMIT_RUNNING_TABLES_PER_PLAYER", "100000")
 
 # `server` and `browser` (module_server, module_browser) are the web test modules' own real
 # server and Chromium; a module that defines its own `server` uses that one.
