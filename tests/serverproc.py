@@ -185,6 +185,13 @@ class Guest:
         assert reply.status_code == 200, reply.text
         return int(reply.json()["seat"])
 
+    def program(self, table_id: str, seat: int, name: str = "Robo") -> str:
+        """The host hands `seat` to a program (D41: it answers for its maker): its token."""
+        reply = self.http.post(f"/api/tables/{table_id}/seats/{seat}/program",
+                               json={"name": name})
+        assert reply.status_code == 200, reply.text
+        return str(reply.json()["token"])
+
     def bots(self, table_id: str, count: int, kind: str = "heuristic") -> None:
         for _ in range(count):
             reply = self.http.post(f"/api/tables/{table_id}/bots", json={"kind": kind})

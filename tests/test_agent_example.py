@@ -70,9 +70,7 @@ def test_the_agent_plays_a_demo_table_of_its_own_to_the_end(server: ServerProces
 def test_the_agent_plays_a_seat_the_host_handed_to_a_program(server: ServerProcess) -> None:
     host = Guest(server.url, "Host")
     table = host.create(seats=7, day_seconds=60, night_seconds=30)
-    reply = host.http.post(f"/api/tables/{table['id']}/seats/4/program", json={"name": "Robo"})
-    assert reply.status_code == 200, reply.text
-    token = reply.json()["token"]
+    token = host.program(table["id"], 4)
     host.bots(table["id"], 6)
     host.start(table["id"])
     done = run_agent(server.url, "--table", table["id"], f"--token={token}", "--quiet")
@@ -108,13 +106,12 @@ def test_the_agent_accepts_the_hosts_rematch_with_its_seat_token_and_plays_it(
     frame, one accept with its old seat token, the new seat token from the answer."""
     host = Guest(server.url, "Host")
     first = host.create(seats=5, day_seconds=60, night_seconds=30)["id"]
-    reply = host.http.post(f"/api/tables/{first}/seats/2/program", json={"name": "Robo"})
-    assert reply.status_code == 200, reply.text
+    token = host.program(first, 2)
     host.bots(first, 4)
     host.start(first)
     agent = subprocess.Popen(
         [sys.executable, "-c", WITHOUT_TRUSIS, str(AGENT), server.url, "--table", first,
-         f"--token={reply.json()['token']}", "--games", "2", "--quiet"],
+         f"--token={token}", "--games", "2", "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 180

@@ -262,9 +262,7 @@ def test_D36_D41_a_mute_and_a_ban_reach_the_program_seats_their_player_made(
     mallory = Guest(server.url, "Mallory")
     table = mallory.create(seats=5, day_seconds=3600, night_seconds=1800)["id"]
     mallory.sit(table, 1)
-    handed = mallory.http.post(f"/api/tables/{table}/seats/2/program", json={"name": "Helper"})
-    assert handed.status_code == 200, handed.text
-    program = handed.json()["token"]
+    program = mallory.program(table, 2, "Helper")
     mallory.bots(table, 3)
     mallory.start(table)
     own, prog = Conn(server, table, mallory.token).open(), Conn(server, table, program).open()

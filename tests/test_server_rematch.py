@@ -61,9 +61,7 @@ def test_a_rematch_keeps_the_seats_of_the_people_and_bots_and_a_program_accepts_
     table = ann.create(seats=5, day_seconds=60, night_seconds=30)
     old = table["id"]
     assert ann.sit(old) == 1 and bob.sit(old) == 2
-    handed = ann.http.post(f"/api/tables/{old}/seats/3/program", json={"name": "Prog"})
-    assert handed.status_code == 200, handed.text
-    old_token = handed.json()["token"]
+    old_token = ann.program(old, 3, "Prog")
     ann.bots(old, 2)
     ann.start(old)
     # Before the end there is nothing to play again.
@@ -372,9 +370,7 @@ def test_a_program_accepting_again_replaces_its_seat_token(server) -> None:  # t
     ann = Guest(server.url, "Ann again")
     old = ann.create(seats=5, day_seconds=60, night_seconds=30)["id"]
     ann.sit(old, 1)
-    handed = ann.http.post(f"/api/tables/{old}/seats/2/program", json={"name": "Proggy"})
-    assert handed.status_code == 200, handed.text
-    old_token = handed.json()["token"]
+    old_token = ann.program(old, 2, "Proggy")
     ann.bots(old, 3)
     ann.start(old)
     players = [Player(server, old, t) for t in (ann.token, old_token)]

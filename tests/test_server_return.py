@@ -35,9 +35,7 @@ def started(server: ServerProcess, program: bool = False,
     tid = table["id"]
     host.sit(tid, 1)
     if program:
-        reply = host.http.post(f"/api/tables/{tid}/seats/2/program", json={"name": "Robo"})
-        assert reply.status_code == 200, reply.text
-        token = str(reply.json()["token"])
+        token = host.program(tid, 2)
     else:
         bob.sit(tid, 2)
         token = bob.token

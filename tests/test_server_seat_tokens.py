@@ -68,9 +68,7 @@ def test_a_seat_token_plays_its_seat_and_every_other_route_is_refused(
     tid = table["id"]
     other = host.create(seats=5)["id"]
     host.sit(tid, 1)
-    reply = host.http.post(f"/api/tables/{tid}/seats/2/program", json={"name": "Robo"})
-    assert reply.status_code == 200, reply.text
-    token = reply.json()["token"]
+    token = host.program(tid, 2)
     host.bots(tid, 3)
     host.start(tid)
     conn = Conn(server, tid, token).open()
