@@ -236,3 +236,25 @@ def test_D46_in_a_cluster_the_owner_renames_and_every_process_shows_it(
     watcher.close()
     for guest in (gus, ann):
         guest.close()
+
+
+def test_D20_D46_a_new_name_is_folded_both_ways_as_a_seated_one_is(
+        server: ServerProcess) -> None:
+    """An attacker's trial: "A｜ice" (a full-width bar for the l) is refused to a guest
+    sitting beside Alice, but a seated player renamed to it, and to four more look-alikes
+    that only one of the two foldings (confusables before NFKC, or after) catches."""
+    alice, cat, sam = Guest(server.url, "Alice"), Guest(server.url, "Cat"), Guest(server.url, "Sam")
+    mallories = [Guest(server.url, "Mallory"), Guest(server.url, "Mal")]  # RENAMES each
+    table = alice.create(name="Look-alikes", seats=6)["id"]
+    for guest in (alice, cat, sam, *mallories):
+        guest.sit(table)
+    for n, (wanted, other) in enumerate((("A\uff5cice", "Alice"), ("Ali\u24b8e", "Alice"),
+                                         ("\u24b8at", "Cat"), ("\u017fam", "Sam"),
+                                         ("\u02e2am", "Sam"))):
+        reply = rename(mallories[n % 2], wanted)
+        assert reply.status_code == 409, (wanted, reply.text)
+        assert reply.json()["code"] == "rename_confusable"
+        assert reply.json()["params"]["other"] == other
+    assert names(info(alice, table)) == ["Alice", "Cat", "Sam", "Mallory", "Mal", None]
+    for guest in (alice, cat, sam, *mallories):
+        guest.close()

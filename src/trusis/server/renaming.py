@@ -34,7 +34,7 @@ from trusis.server import schema, seat_changes
 from trusis.server.accounts import login_key
 from trusis.server.errors import LobbyError
 from trusis.server.limits import PerAddress
-from trusis.server.names import skeleton
+from trusis.server.names import look_alike
 from trusis.server.owner import Owner
 from trusis.server.requests import LobbyRequest
 from trusis.server.room import Room
@@ -96,9 +96,8 @@ def check(room: Room, player: Player, name: str) -> None:
               if s.player_id != player.id and s.kind != "bot"]  # bots give way (D20)
     others += [r.name for r in lobby.reserved.values()
                if live(r) and r.player_id != player.id]  # a kept seat's name is taken (D40)
-    wanted = skeleton(name)
     for other in others:
-        if skeleton(other) == wanted:
+        if look_alike(name, other):  # both foldings, as for sitting down (D20)
             raise LobbyError(409, "rename_confusable", f"{name!r} looks too much like "
                              f"{other!r}, who sits at {room.name!r}: choose another name",
                              name=name, other=other, table=room.name)
