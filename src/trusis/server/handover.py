@@ -1,12 +1,13 @@
 """Seats changing hands during a game (R52–R53): to a bot, or to a new person.
 
-A bot takes a seat when its grace period ends (R52: the seat leaves first) or
-when the host hands it a departed seat; a person only ever takes a departed
-seat (D18). The `replace` action, played through the game's host (host.py),
-hands it over with all the seat knew; the room's seats, the store and every
-connected client follow (`Room.reseat`): the one who held it now watches.
-Every claim code of the seat dies with it. The seat's holder, its stored row and
-the bot driver change together in seat_changes.py.
+A bot takes a seat when its grace period ends (R52: the seat leaves first, its
+choices of the phase locked by a pass before, D50) or when the host hands it a
+departed seat; a person only ever takes a departed seat (D18). The `replace`
+action, played through the game's host (host.py), hands it over with all the seat
+knew; the room's seats, the store and every connected client follow
+(`Room.reseat`): the one who held it now watches. Every claim code of the seat dies
+with it. The seat's holder, its stored row and the bot driver change together in
+seat_changes.py.
 
 A seat a bot took over stays its player's (`Seat.player_id`): the same player
 takes it back at once when they return (D29), and keeps the game (D32).
@@ -15,16 +16,57 @@ takes it back at once when they return (D29), and keeps the game (D32).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from trusis.bots.registry import DEFAULT_BOT
-from trusis.rules.actions import LEAVE, REPLACE, Action
+from trusis.rules.actions import LEAVE, PASS, REPLACE, Action
 from trusis.rules.i18n import seat_label
+from trusis.rules.state import GameState
+from trusis.rules.views import own_choices
 from trusis.server import seat_changes
 from trusis.server.seat import SeatKind, departed
 
 if TYPE_CHECKING:
     from trusis.server.room import Room
+
+
+KEPT_BY_LEAVING: Final = frozenset({"extra_vote_today", "swept", "foreseen"})
+"""The seat's `own_choices` (views.py) that a `leave` does not drop (D6): last night's
+extra vote, locked when the Wise Woman passed (R22), and a sweep or a vision, answered
+at once (R27). A grace period's end passes for none of them alone (D50)."""
+
+
+def choices_at_stake(state: GameState, seat: int) -> bool:
+    """D50: whether `seat` holds a choice of this phase that its `leave` would drop (R52,
+    D6) — alive, not passed, not left, with a vote or a power chosen and not locked."""
+    if not (state.running and state.alive[seat] and not state.passed[seat]
+            and not state.left[seat]):
+        return False
+    return any(name not in KEPT_BY_LEAVING for name in own_choices(state, seat))
+
+
+async def grace_over(room: Room, seat: int, since: float) -> None:
+    """R52: the grace period of `seat`, away since `since`, ran out while the game runs:
+    the seat leaves, and a bot plays it when the table says so (R53). The one path of
+    both: its player lost the connection, not chose to leave (D31), so a choice of this
+    phase stands (D50): the server passes for the seat first, locking it as the timer
+    would (R12), and the `leave` then keeps what was locked (D6). When that pass ends
+    the phase, the `leave` falls in the next one, with nothing to drop."""
+    host = room.host
+    assert host is not None
+    state = host.table.state
+    if choices_at_stake(state, seat):
+        # An ordinary pass of the seat (the record has no actor); `made_in`: never one
+        # in a phase its choices were not made in.
+        await host.submit(Action(PASS, seat), made_in=(state.kind, state.number))
+        if not host.table.state.running:
+            return  # that pass ended the game: nobody leaves a game that is over
+        if room.away.get(seat) != since:
+            return  # its player came back (or went again) meanwhile: the seat stays theirs
+    if room.lobby.options.bots_take_over:
+        await hand_to_bot(room, seat)
+    elif not host.table.state.left[seat]:  # R52: the seat leaves, and passes by itself
+        await host.submit(Action(LEAVE, seat))
 
 
 async def hand_to_bot(room: Room, seat: int, kind: str = DEFAULT_BOT) -> None:

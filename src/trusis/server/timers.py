@@ -1,7 +1,8 @@
 """What runs by itself at a table whose game this process writes.
 
 One task per game: the phase timer (R12), the grace period of absent players
-(R52: the seat leaves, or a bot takes it over, R53) and the bots' thinking, each
+(R52: the seat leaves, or a bot takes it over, R53; its choices of the phase stand,
+D50) and the bots' thinking, each
 firing at its moment and each going through the game's one writer
 (`GameHost.submit`, host.py), so a timed action is stored, delivered and counted exactly like
 a player's. The task stops when the game ends or this process stops writing it.
@@ -14,9 +15,9 @@ import contextlib
 import logging
 import time
 
-from trusis.rules.actions import LEAVE, TIMEOUT, Action
+from trusis.rules.actions import TIMEOUT, Action
 from trusis.server import logs
-from trusis.server.handover import hand_to_bot
+from trusis.server.handover import grace_over
 from trusis.server.room import Room
 from trusis.server.store import LeaseLost
 
@@ -91,11 +92,8 @@ class Timers:
         for seat, since in list(room.away.items()):
             if now < since + room.lobby.options.grace_seconds:
                 continue
-            if table.state.running:
-                if room.lobby.options.bots_take_over:
-                    await hand_to_bot(room, seat)
-                elif not table.state.left[seat]:  # R52: the seat leaves, and passes by itself
-                    await host.submit(Action(LEAVE, seat))
+            if table.state.running:  # R52, its choices of the phase standing (D50)
+                await grace_over(room, seat, since)
             # R52: no longer away only once handed on — a failed write raised above and
             # the seat stays due, tried again at the next step (unless it came back).
             if room.away.get(seat) == since:
