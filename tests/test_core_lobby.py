@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import orjson
 import pytest
 
 from core_fakes import (
@@ -20,6 +21,7 @@ from core_fakes import (
     fake_client,
     hosted,
     new_game,
+    quiet,
 )
 from trusis.rules.actions import LEAVE, REPLACE
 from trusis.server.errors import LobbyError
@@ -253,6 +255,97 @@ async def test_a_failed_write_of_the_grace_leave_is_tried_again(
     await due(room, core_clock.now)
     assert departed(hosted(room).table, 2) and room.away == {}  # left, or a bot's (R53)
     assert (room.lobby.seats[2].kind == "bot") == bots_take_over
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("trouble", ["none", "pass_fails", "leave_fails", "restart"])
+async def test_R52_D50_the_grace_period_s_pass_is_stored_once(
+        core_store: FlakyStore, core_clock: FakeClock, trouble: str) -> None:
+    """D50: Bob voted and lost his connection; at the end of his grace period the server
+    passes for his seat (the vote stands, R12), then the seat leaves and a bot takes it:
+    one pass, the server's (no player id), then the leave and the hand-over — also when
+    the pass's write fails, when the leave's does (the seat, passed, is not passed twice),
+    and across a restart between the two (restore.py: a new grace period, then the leave
+    only). Bob may still come back (D29): his seat left by no choice of his (D31)."""
+    game = await new_game(core_store, core_clock)
+    room, bob = game.room, game.people[2]
+    assert (await act(game.hub, room, game.client(2), "v1", do="vote", target=3))["type"] \
+        == "ack"
+    disconnect(room, game.client(2))
+    core_clock.advance(room.lobby.options.grace_seconds)
+    if trouble == "pass_fails":
+        core_store.fail_next("error")
+    elif trouble != "none":  # the pass is stored; the write after it fails
+        wire = core_store.on_stored
+
+        def then_fail(index: int) -> None:
+            core_store.on_stored = wire
+            if wire is not None:
+                wire(index)
+            core_store.fail_next("error")
+
+        core_store.on_stored = then_fail
+    if trouble == "none":
+        await due(room, core_clock.now)
+    else:
+        with pytest.raises(RuntimeError):
+            await due(room, core_clock.now)
+        assert not hosted(room).table.state.left[2]
+        assert hosted(room).table.state.passed[2] == (trouble != "pass_fails")
+    if trouble == "restart":
+        row = await core_store.table_row(room.id)
+        assert row is not None
+        room = await load_room(core_store, row, 1.0)  # the server restarted
+        await connect(room, fake_client(game.people[1], 1))  # Ann is back at once; Bob not
+        assert room.away == {2: core_clock.now}  # R52: his grace runs again, from now
+        core_clock.advance(room.lobby.options.grace_seconds - 1)
+        await due(room, core_clock.now)
+        assert not hosted(room).table.state.left[2]
+    core_clock.advance(1)
+    await due(room, core_clock.now)
+    state = hosted(room).table.state
+    assert state.bots[2] and state.passed[2] and state.votes[2] == 3  # locked, not dropped
+    assert (state.kind, state.number) == ("day", 1) and room.away == {}
+    rows = [r for r in await core_store.action_rows(room.id) if '"seat": 2' in r["data"]
+            or '"seat":2' in r["data"]]
+    assert [(orjson.loads(r["data"]), r["player_id"]) for r in rows] == [
+        ({"seat": 2, "do": "vote", "target": 3}, bob.id),
+        ({"seat": 2, "do": "pass"}, None),
+        ({"seat": 2, "do": LEAVE}, None),
+        ({"seat": 2, "do": REPLACE, "by": "bot"}, None),
+    ]
+    assert returnable(room, bob.id) == 2
+
+
+@pytest.mark.asyncio
+async def test_R52_D29_D50_a_player_back_while_the_grace_pass_is_stored_keeps_the_seat(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """D50: the pass at the end of Bob's grace period is being stored when Bob's phone
+    connects again: his seat has passed with his vote, and does not leave — nor does a bot
+    take it — since he is back (R52 is for a seat whose player did not come back)."""
+    game = await new_game(core_store, core_clock)
+    room = game.room
+    assert (await act(game.hub, room, game.client(2), "v1", do="vote", target=3))["type"] \
+        == "ack"
+    disconnect(room, game.client(2))
+    core_clock.advance(room.lobby.options.grace_seconds)
+    wire = core_store.on_stored
+
+    def back(index: int) -> None:  # the pass is stored; Bob's connection comes meanwhile
+        core_store.on_stored = wire
+        if wire is not None:
+            wire(index)
+        room.join(game.client(2))
+
+    core_store.on_stored = back
+    await due(room, core_clock.now)
+    quiet(room)
+    state = hosted(room).table.state
+    assert state.passed[2] and state.votes[2] == 3
+    assert not state.left[2] and not state.bots[2] and room.lobby.seats[2].kind == "person"
+    assert room.away == {}
+    assert [a.to_dict() for a in hosted(room).table.record.actions if a.seat == 2] == [
+        {"seat": 2, "do": "vote", "target": 3}, {"seat": 2, "do": "pass"}]
 
 
 @pytest.mark.asyncio

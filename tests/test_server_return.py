@@ -1,7 +1,9 @@
 """Coming back to a seat (R52, R53, D29–D32) through a real server and the documented protocol:
 the same player — a program with its seat token, or a person — takes back the seat its grace
 period lost, at once, with its role and every private message the seat got meanwhile; nobody
-else can; a player who left on purpose needs the host's link; the game stays in their data."""
+else can; a player who left on purpose needs the host's link; the game stays in their data.
+What a seat chose in the phase its grace period ran out in stands (D50); a leave on purpose
+drops it (D6)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 import pytest
 
 from clusterproc import Cluster, two_processes  # noqa: F401  (a fixture)
-from serverplay import Conn
+from serverplay import Conn, people
 from serverproc import Guest, ServerProcess, running_server
 
 GRACE = 5
@@ -101,6 +103,94 @@ def test_R52_D29_a_person_comes_back_without_bots_and_nobody_else_can(
     watcher.until(lambda c: "returned" in codes(c), 10)
     back.close()
     watcher.close()
+
+
+def of_seat(conn: Conn, seat: int) -> list[tuple[str, dict[str, Any]]]:
+    """The public events about `seat` passing, leaving, changing hands or withdrawing a
+    vote, in order."""
+    return [(e["code"], e["params"]) for e in conn.events
+            if e["code"] in ("passed", "left", "replaced", "vote_withdrawn")
+            and seat in (e["params"].get("seat"), e["params"].get("voter"))]
+
+
+@pytest.mark.parametrize("bots_take_over", [True, False])
+def test_R12_R52_D50_a_trusis_kill_vote_stands_when_the_grace_period_runs_out(
+        server: ServerProcess, bots_take_over: bool) -> None:
+    """A helper's trial: the Trusis voted to kill early in the night, then their phone locked
+    past the grace period, and nobody died — the grace period's `leave` dropped the vote (D6).
+    Now the server passes for the seat first, with its vote (R12), so the kill happens; that
+    last pass ends the night, and the seat leaves in the day after (passing by itself there),
+    then a bot takes it when the table says so (R53)."""
+    tab = people(server, 5, grace_seconds=GRACE, bots_take_over=bots_take_over,
+                 set={"custom": {"TRUSIS": 1}})
+    tab.all_pass()  # Day 1: nobody votes
+    trusis = tab.seat_of("TRUSIS")
+    victim, watching = [s for s in sorted(tab.conns) if s != trusis][:2]
+    watcher = tab.conns[watching]
+    assert tab.play(trusis, do="vote", target=victim)["type"] == "ack"
+    for seat in sorted(tab.conns):
+        if seat != trusis:
+            assert tab.play(seat, do="pass")["type"] == "ack"
+    tab.conns.pop(trusis).vanish()  # the phone locks: the night waits for the Trusis only
+    watcher.until(lambda c: ("left", {"seat": trusis}) in of_seat(c, trusis), GRACE + 15)
+    assert watcher.view is not None
+    assert watcher.view["history"][-1] == {"phase": {"kind": "night", "number": 1},
+                                           "vote_killed": None, "died": [victim],
+                                           "revived": []}
+    assert watcher.view["phase"] == {"kind": "day", "number": 2}
+    expected = [("passed", {"seat": trusis}), ("passed", {"seat": trusis}),  # Day 1, Night 1
+                ("left", {"seat": trusis}), ("passed", {"seat": trusis, "auto": True})]
+    if bots_take_over:
+        expected.append(("replaced", {"seat": trusis, "by": "bot"}))
+        watcher.until(lambda c: len(of_seat(c, trusis)) == len(expected), 10)
+    assert of_seat(watcher, trusis) == expected
+    tab.close()
+
+
+def test_R12_R52_D29_D50_a_day_vote_stands_when_the_grace_period_runs_out(
+        server: ServerProcess) -> None:
+    """Eve voted, then lost her connection past the grace period: the server passes for her
+    seat with the vote (R12) — an ordinary pass, before her seat's `left`, and no
+    `vote_withdrawn` — and the vote counts in the day's tally. Coming back before the
+    tally (D29), Eve finds her seat passed, her vote standing."""
+    tab = people(server, 5, grace_seconds=GRACE, bots_take_over=False)
+    ann = tab.conns[1]
+    assert tab.play(5, do="vote", target=4)["type"] == "ack"
+    tab.conns.pop(5).vanish()
+    ann.until(lambda c: ("left", {"seat": 5}) in of_seat(c, 5), GRACE + 15)
+    assert of_seat(ann, 5) == [("passed", {"seat": 5}), ("left", {"seat": 5})]
+    assert ann.view is not None and ann.view["votes"] == {"5": 4}
+    assert ann.view["players"][4]["passed"] is True
+    back = Conn(server, tab.id, tab.guests[5].token).open()  # D29: at once, as it stood
+    assert back.seat == 5 and back.me["left"] is False and back.me["passed"] is True
+    assert back.view is not None and back.view["choices"] == {"vote": 4}
+    ann.until(lambda c: "returned" in codes(c), 10)
+    tab.conns[5] = back
+    tab.all_pass([1, 2, 3, 4])
+    assert ann.view is not None
+    assert ann.view["history"][0] == {"phase": {"kind": "day", "number": 1},
+                                      "vote_killed": 4, "died": [4], "revived": []}
+    tab.close()
+
+
+def test_R52_D6_D50_no_choice_leaves_as_before_and_a_leave_on_purpose_drops_the_vote(
+        server: ServerProcess) -> None:
+    """A seat that chose nothing leaves at the end of its grace period and passes by itself
+    (R52), as before D50: no pass of its own first. A player's own `leave` still drops the
+    vote they made (D6: withdrawn for everyone to see), then passes by itself."""
+    tab = people(server, 5, grace_seconds=GRACE, bots_take_over=False)
+    ann = tab.conns[1]
+    assert tab.play(4, do="vote", target=3)["type"] == "ack"
+    assert tab.play(4, do="leave")["type"] == "ack"
+    ann.until(lambda c: ("left", {"seat": 4}) in of_seat(c, 4), 10)
+    assert of_seat(ann, 4) == [("left", {"seat": 4}), ("vote_withdrawn", {"voter": 4}),
+                               ("passed", {"seat": 4, "auto": True})]
+    tab.conns.pop(4).close()
+    tab.conns.pop(5).vanish()
+    ann.until(lambda c: ("left", {"seat": 5}) in of_seat(c, 5), GRACE + 15)
+    assert of_seat(ann, 5) == [("left", {"seat": 5}), ("passed", {"seat": 5, "auto": True})]
+    assert ann.view is not None and ann.view["votes"] == {}
+    tab.close()
 
 
 def test_R52_D31_left_on_purpose_needs_the_hosts_link(server: ServerProcess) -> None:
