@@ -108,10 +108,13 @@ def test_register_play_profile_replay_as_two_seats_then_revealed(server, browser
     report = page.locator("dialog.report-dialog")
     report.locator("button[type=submit]").click()
     report.locator(".form-error", has_text="Choose the player").wait_for()
+    assert "moderators" in report.locator("#report-hint").inner_text()
     report.locator("#report-seat").select_option("2")
     report.locator("#report-reason").fill("Rude in the chat <b>really</b>")
     report.locator("button[type=submit]").click()
     report.locator(".report-sent", has_text="(seat 2)").wait_for()
+    # A moderator's trial: the page said only the host reads reports (D35: moderators do).
+    assert "moderators" in report.locator(".report-sent").inner_text()
     shot(page, "report-sent-desktop")
     report.locator(".btn-primary").click()
     play_to_end(page)
