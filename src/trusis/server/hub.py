@@ -15,9 +15,10 @@ from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
 from trusis.server.answers import CommandAnswer
 from trusis.server.banning import unseat_banned
+from trusis.server.closing import close_on_owner, gone
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
-from trusis.server.limits import EXPIRED, Limits, expired_table
+from trusis.server.limits import Limits
 from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, LocalOwner, Owner
@@ -106,8 +107,9 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             row = await self.store.table_row(table_id)
             if row is None:
                 raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
-            if row["status"] == EXPIRED:  # an open table nobody came to (quota.py)
-                raise expired_table(table_id)
+            refusal = gone(row)  # expired (quota.py), or closed by its host (D51)
+            if refusal is not None:
+                raise refusal
             room = await self.owner.open(row)  # held here from now on (several processes)
             if room is not None and room.status == "finished":
                 asyncio.get_running_loop().call_later(FINISHED_KEPT_SECONDS, self._evict,
@@ -183,6 +185,9 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
             return await self._return(room, player)
         if method == "draw":
             return await self._draw(room, player)
+        if method == "close":
+            await self._close(room, player)
+            return None
         if method in ("rename_check", "rename"):  # D46: checked everywhere, then renamed
             await rename_at(self, room, player, request.name, method == "rename")
             return None
@@ -241,6 +246,18 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
     async def _draw(self, room: Room, player: Player) -> int:
         """Run by the game's writer (stuck.py checks the admin role again there)."""
         return await end_on_owner(room, player.id)
+
+    async def close_table(self, room: Room, player: Player) -> None:
+        """D51: the host closes a table that has not started, for everyone at it."""
+        await self._on_owner(room, LobbyRequest("close", player))
+
+    async def _close(self, room: Room, player: Player) -> None:
+        """Run by the table's writer (closing.py): stored, told, then let go here — out of
+        the lobby's list and of this process's counts of open tables (quota.py)."""
+        await close_on_owner(room, player)
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+        self.owner.released(room)
 
     # -- after the end ----------------------------------------------------------
 

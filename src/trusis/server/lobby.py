@@ -222,6 +222,17 @@ async def start(table_id: str, request: Request) -> dict[str, Any]:
     return room.info(player.id)
 
 
+@router.post("/tables/{table_id}/close")
+async def close_table(table_id: str, request: Request) -> dict[str, Any]:
+    """D51: the host calls off a table that has not started. Everyone connected is told
+    and sent back to the lobby; the table leaves every list, its seats are free, and its
+    address answers 410 `table_closed` from now on. The answer is the table, `closed`."""
+    player = await deps.identity(request).player(request)
+    room = await deps.hub(request).room(table_id, player.id)
+    await deps.hub(request).close_table(room, player)
+    return room.info(player.id)
+
+
 @router.get("/tables/{table_id}/record")
 async def record(table_id: str, request: Request,
                  invite: str | None = Query(None, max_length=64)) -> Response:

@@ -16,12 +16,12 @@ from trusis.server.store import Player
 
 LobbyMethod = Literal["sit", "stand", "add_bot", "free", "program_seat", "start", "replace",
                       "claim", "return", "rematch", "rematch_accept", "rematch_decline",
-                      "draw", "rename_check", "rename"]
+                      "draw", "rename_check", "rename", "close"]
 
 LobbyResult = int | str | tuple[int, str] | None
 """A seat number (sit, add_bot, claim, return, rematch_accept), a claim code (replace), a
 table id (rematch), a seat and its token (program_seat), the record's length after an
-admin's draw (draw, D38), or nothing."""
+admin's draw (draw, D38), or nothing (close, D51, among others)."""
 
 
 class Revoked(TypedDict):

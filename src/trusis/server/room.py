@@ -160,7 +160,7 @@ class Room:
     def table_soon(self) -> None:
         """One `table` message for the joins and parts within TABLE_COALESCE_SECONDS: one
         per join, to every client, would make n joins cost n² messages."""
-        if self.table_due is None:
+        if self.table_due is None and self.status != "closed":  # nobody to tell (D51)
             self.table_due = asyncio.get_running_loop().call_later(
                 TABLE_COALESCE_SECONDS, self._table_due)
 

@@ -9,9 +9,10 @@ from typing import Any, Literal, get_args
 from trusis.rules.actions import REPLACE
 from trusis.table.table import Table
 
-RoomStatus = Literal["open", "running", "finished", "expired"]
-"""A table's status: open (its lobby), running (a game), finished, or expired (an open
-table nobody came back to, closed by quota.py)."""
+RoomStatus = Literal["open", "running", "finished", "expired", "closed"]
+"""A table's status: open (its lobby), running (a game), finished, expired (an open
+table nobody came back to, closed by quota.py) or closed (by its host before the start,
+D51: closing.py)."""
 ROOM_STATUSES: tuple[RoomStatus, ...] = get_args(RoomStatus)
 
 

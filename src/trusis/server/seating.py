@@ -16,6 +16,7 @@ from trusis.bots.names import BOT_NAMES
 from trusis.bots.registry import available_kinds
 from trusis.rules.errors import SetupError
 from trusis.server import barred, seat_changes
+from trusis.server.closing import CLOSED, closed_table
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person, returnable
 from trusis.server.host import GameHost
@@ -48,6 +49,8 @@ class Seating:
 
     @staticmethod
     def _open(room: Room) -> None:
+        if room.status == CLOSED:  # its host closed it meanwhile (D51)
+            raise closed_table(room.id)
         if room.status != "open":
             raise LobbyError(409, "already_started", "the game has already started")
 

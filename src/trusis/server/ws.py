@@ -19,6 +19,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from trusis.server import logs
 from trusis.server.address import client_address
 from trusis.server.clients import Client
+from trusis.server.closing import CLOSED, CLOSED_CODE
 from trusis.server.commands import numbered
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
@@ -95,8 +96,11 @@ async def play(websocket: WebSocket) -> None:
         return
     try:
         room = await hub.room(table_id, owner.player.id, websocket.query_params.get("invite"))
-    except LobbyError:
-        await _turn_away(websocket, 4404, "no such table")
+    except LobbyError as err:
+        if err.status == 410:  # closed before the start: by its host (D51), or expired
+            await _turn_away(websocket, CLOSED_CODE, err.code)
+        else:
+            await _turn_away(websocket, 4404, "no such table")
         return
     counts = quota(websocket)
     address = client_address(websocket)
@@ -149,6 +153,8 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
             client.send(_welcome(room, client, owner, returned))
             room.join(client)
             room.catch_up(client, last_seq)
+            if room.status == CLOSED:  # closed by its host while this one waited (D51)
+                client.shut(CLOSED_CODE, "table_closed")
         if await app.state.identity.recheck(websocket) is None:
             client.shut(SIGNED_OUT, "signed out")  # revoked while it waited for the room
         await _serve(websocket, hub, room, client, app.state.settings.max_frame)

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from trusis.server.closing import CLOSED, closed_here, gone
 from trusis.server.cluster.bus import Bus, channel
 from trusis.server.cluster.forward import Forwarder, Serve
 from trusis.server.cluster.keeper import Keeping
@@ -215,6 +216,9 @@ class Node(Keeping):
         row = await self.store.table_row(table_id)
         if row is None:
             raise LobbyError(404, "no_such_table", f"there is no table {table_id!r}")
+        refusal = gone(row)  # closed (D51) or expired since the hub read it
+        if refusal is not None:
+            raise refusal
         room = await load_room(self.store, row, 1.0, owner=False)
         if (held := self.rooms.get(table_id)) is not None:
             return held  # taken over here meanwhile (`_take`): never two copies of one game
@@ -237,6 +241,9 @@ class Node(Keeping):
                 return
             if room.host is None:
                 await refill(room)
+                if room.status == CLOSED:  # D51: the news of it was lost on the way
+                    self.closed(room)
+                    return
                 if room.host is not None:  # the game started: every client's first view
                     room.reseat(everyone=True)
                     room.broadcast_table()
@@ -249,6 +256,16 @@ class Node(Keeping):
             if rows:
                 row = await self.store.table_row(room.id)
                 follow_rows(room, rows, row["deadline"] if row else None)
+
+    def closed(self, room: Room) -> None:
+        """D51: the writer closed the table. Its connections here are told, as the writer
+        tells its own (closing.py), and this copy goes: the table's address answers
+        `table_closed` from the store from now on."""
+        closed_here(room)
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+        self.idle_since.pop(room.id, None)
+        self.spawn(self.bus.unsubscribe(channel("t", room.id)))
 
     async def reached(self, room: Room, count: int) -> None:
         """Until this copy holds `count` actions (the announcement is on its way; after a
@@ -301,6 +318,8 @@ class Node(Keeping):
             if isinstance(message, Actions):
                 if not follow(room, message.first, message.entries, message.deadline):
                     self.spawn(self.catch_up(room))
+            elif isinstance(message, TableFacts) and message.status == CLOSED:
+                self.closed(room)  # D51
             elif isinstance(message, TableFacts) and apply_facts(room, message):
                 self.spawn(self.catch_up(room))
         elif kind == "o" and room.owned:

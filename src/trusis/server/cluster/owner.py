@@ -18,6 +18,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
 from trusis.server.answers import CommandAnswer
+from trusis.server.closing import CLOSED
 from trusis.server.cluster.forward import OwnerUnavailable, Request
 from trusis.server.cluster.messages import Act, Failure, Lobby, Reply
 from trusis.server.cluster.node import Node, instance
@@ -137,8 +138,11 @@ class ClusterOwner:
         if reply.error is not None:
             error = reply.error
             raise LobbyError(error.status, error.code, error.message, **error.params)
-        if reply.table is not None and not room.owned and apply_facts(room, reply.table):
-            await self.node.catch_up(room)
+        if reply.table is not None and not room.owned:
+            if reply.table.status == CLOSED:  # D51: its host closed it; the copy goes
+                self.node.closed(room)
+            elif apply_facts(room, reply.table):
+                await self.node.catch_up(room)
         return reply.result
 
     async def reached(self, room: Room, count: int) -> None:
