@@ -159,8 +159,9 @@ class LobbyState:
         self.former.discard(player_id)
 
     def replace_all(self, seats: dict[int, Seat]) -> bool:
-        """The seats as stored or as the writer says (restore.py, cluster/replica.py):
-        True when any changed hands."""
+        """The seats as stored or as the writer says (restore.py, cluster/replica.py), or
+        none at all once its host closed the table (closing.py, D51): True when any changed
+        hands."""
         changed = seats != self.seats
         self.seats = seats
         return changed
