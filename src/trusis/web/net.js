@@ -12,7 +12,10 @@ import { safeKey } from "./dom.js";
 
 const FATAL = new Map([
   [4400, "bad_hello"], [4401, "not_signed_in"], [4403, "forbidden"], [4404, "no_such_table"],
+  [4410, "table_closed"],
 ]);
+// 4410: the table was closed before its start; the reason is the refusal's code (D51).
+const GONE = new Set(["table_closed", "table_expired"]);
 const PING_EVERY = 5000;   // ms between pings while nothing else is heard
 const PONG_WITHIN = 7000;  // ms a ping may wait for an answer before the connection is lost
 const LIMITED_WAIT = 20000; // ms before trying again after 4429: a limit frees up slowly
@@ -111,7 +114,7 @@ export class TableConnection {
       if (this.stopped) return;
       if (FATAL.has(ev.code)) {
         this.stopped = true;
-        this.onStatus("fatal", FATAL.get(ev.code));
+        this.onStatus("fatal", ev.code === 4410 && GONE.has(ev.reason) ? ev.reason : FATAL.get(ev.code));
         return;
       }
       // 4429: a limit (too many tabs of yours at this table, or from your address) — said as

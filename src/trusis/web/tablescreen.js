@@ -26,6 +26,7 @@ import { reportButton } from "./report.js";
 import { blockButton, loadBlocked } from "./blocks.js";
 
 const PHONE = "(max-width: 700px)"; // style.css: phones, and 200% zoom of a 1280 px screen
+const CLOSED = new Set(["table_closed", "table_closed_you", "table_expired"]); // before the start (D51)
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
 
 export class TableScreen {
@@ -47,7 +48,7 @@ export class TableScreen {
     });
     this.log = new GameLog(store);
     this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt(), retry: () => this.conn.wake() });
-    this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow() });
+    this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow(), onClosed: (name) => this.closedByMe(name) });
     this.end = new EndScreen(store, { invite, app, onLeave: () => this.app.navigate("/") });
     this.notebook.onChange = () => this.ring.render();
     this.side = new Tabs(["chat", "log", "notebook"], { label: t("tab.side"), cls: "tabs-side", idPrefix: "tab-d", onChange: () => this.showPanels() });
@@ -132,7 +133,7 @@ export class TableScreen {
       // connection took its seat back from a bot (D29), say — and must not undo it.
       if (this.store.tableUpdates === before) this.store.setTable(table);
     } catch (err) {
-      if (err.status === 404 || err.status === 403) this.fatal(err.code);
+      if (err.status === 404 || err.status === 403 || err.status === 410) this.fatal(err.code);
     }
   }
 
@@ -148,13 +149,34 @@ export class TableScreen {
 
   fatal(code) {
     if (code === "not_signed_in") { this.needName(); return; }
-    // No table to show (a wrong link, a private table without its invite): only the notice
-    // stays, not a waiting room that loads for ever nor a status that says "disconnected".
+    // No table to show (a wrong link, a private table without its invite, a table closed
+    // before its start): only the notice stays, not a waiting room that loads for ever nor
+    // a status that says "disconnected".
     this.conn.stop();
+    if (this.waiting.closing) return;  // this page closed it: it goes to the lobby (D51)
+    const gone = CLOSED.has(code);
+    const hadFocus = focusLost() || (this.el.contains(document.activeElement) && !this.notice.contains(document.activeElement));
     this.el.classList.add("is-gone");
-    fill(this.notice, h("div", { class: "card notice-bad", attrs: { role: "alert" } },
-      h("p", {}, errorText({ code })),
-      h("a", { class: "btn", href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"))), this.away, this.cards);
+    const back = h("a", { class: ["btn", gone ? "btn-primary" : ""], href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"));
+    fill(this.notice, h("div", { class: ["card", "notice-bad", gone ? "notice-closed" : ""], attrs: { role: "alert" } },
+      gone ? h("h2", {}, t("wait.closed_title")) : null,
+      h("p", {}, errorText({ code })), back), this.away, this.cards);
+    // The waiting room went away under the player: they go on from the way back.
+    if (hadFocus) back.focus();
+  }
+
+  /** D51: the host closed the table — this player is told, in their language, and offered
+   * the way back to the lobby (a host's other page says that they closed it). */
+  tableClosed(table) {
+    this.fatal(table?.you_host ? "table_closed_you" : "table_closed");
+  }
+
+  /** D51: this page's host closed the table: back to the lobby, where a banner says so. */
+  closedByMe(name) {
+    this.conn.stop();
+    this.app.navigate("/");
+    window.scrollTo(0, 0);  // the lobby from its top, not where the host's tools were
+    banner([t("wait.closed_you", { name })], "info");
   }
 
   connection(status, detail) {
@@ -176,10 +198,12 @@ export class TableScreen {
     const store = this.store;
     switch (m.type) {
       case "welcome":
+        if (m.table?.status === "closed") { this.tableClosed(m.table); break; }
         store.welcome(m);
         if (m.returned) banner([t("return.welcome_back")], "info");  // D29: seat, role, messages
         break;
       case "table": {
+        if (m.table?.status === "closed") { this.tableClosed(m.table); break; }  // D51
         const was = store.table?.status;
         store.setTable(m.table, true);
         // At the start (and for a seat handed over) ask for a fresh snapshot of the game.

@@ -1,5 +1,6 @@
 // Before the start: the table's seats, taking and leaving one, and for the host bots of a
-// kind (GET /api/bots), freeing seats, the invite link of a private table, and Start.
+// kind (GET /api/bots), freeing seats, the invite link of a private table, Start, and
+// Close table (D51).
 
 import { fill, focusKey, focusLost, h, refocus } from "./dom.js";
 import { del, get, post } from "./api.js";
@@ -24,11 +25,13 @@ function kinds() {
 }
 
 export class WaitingRoom {
-  constructor(app, store, { invite, onSeatChange }) {
+  constructor(app, store, { invite, onSeatChange, onClosed }) {
     this.app = app;
     this.store = store;
     this.invite = invite;
     this.onSeatChange = onSeatChange;
+    this.onClosed = onClosed;
+    this.closing = false;  // this page's Close table is under way, or done (D51)
     this.balance = new Balance();
     this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
     this.el = h("section", { class: "waiting", attrs: { tabindex: "-1" } });
@@ -81,6 +84,29 @@ export class WaitingRoom {
     if (sure) await this.call(() => post(this.path(`/seats/${seat}/remove`)));
   }
   start() { return this.call(() => post(this.path("/start"))); }
+
+  /** D51: the host calls the table off for everyone at it (asked first): the page goes
+   * back to the lobby, and everyone else's says that the host closed it. */
+  async closeTable() {
+    const name = this.store.table?.name || "";
+    const sure = await confirmDialog({ title: t("wait.close_title", { name }), body: t("wait.close_body"), confirm: t("wait.close_confirm"), danger: true });
+    if (!sure || this.busy) return;
+    this.busy = true;
+    this.closing = true;
+    this.error.textContent = "";
+    try {
+      await post(this.path("/close"));
+    } catch (err) {
+      if (err?.code !== "table_closed") {  // closed already (another page of theirs): done
+        this.closing = false;
+        this.error.textContent = errorText(err);
+      }
+    } finally {
+      this.busy = false;
+    }
+    if (this.closing) this.onClosed(name);
+    else this.render();
+  }
 
   async fill() {
     const empty = (this.store.table?.seats || []).filter((s) => !s.kind).map((s) => s.seat);
@@ -157,7 +183,10 @@ export class WaitingRoom {
               h("button", { class: "btn", type: "button", text: t("wait.fill_bots"), dataset: { focus: "fill" }, disabled: !empty.length, on: { click: () => this.fill() } })),
             h("div", { class: "row wrap" },
               h("button", { class: "btn btn-primary btn-start", type: "button", text: t("wait.start"), dataset: { focus: "start" }, disabled: !!empty.length || keptCount(seats) > 0, on: { click: () => this.start() } }),
-              empty.length ? h("span", { class: "hint" }, t("wait.empty", { count: empty.length })) : null))
+              empty.length ? h("span", { class: "hint" }, t("wait.empty", { count: empty.length })) : null),
+            h("div", { class: "row wrap host-close" },
+              h("button", { class: "btn btn-small btn-ghost btn-close-table", type: "button", text: t("wait.close"), dataset: { focus: "close-table" }, disabled: this.busy, on: { click: () => this.closeTable() } }),
+              h("span", { class: "hint" }, t("wait.close_hint"))))
             : h("p", { class: "hint" }, t("wait.host_starts")),
           this.error),
         h("section", { class: "card" },
