@@ -54,7 +54,7 @@ export class SeriesBox {
         h("span", { class: "series-game" }, t("series.game", { number: g.number })), " ",
         g.status === "finished"
           ? [capital(msg(`winner.${g.winner}`)), g.winners?.length ? h("span", { class: "hint" }, ` (${g.winners.join(", ")})`) : null]
-          : t(g.status === "open" ? "series.waiting" : "series.playing")))),
+          : t(g.status === "open" ? "series.waiting" : g.status === "running" ? "series.playing" : "series.closed")))),
       h("div", { class: "scroll-x" }, h("table", { class: "data series-players" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("end.player")), h("th", { scope: "col" }, t("series.wins")), h("th", { scope: "col" }, t("series.games")))),
         h("tbody", {}, (d.players || []).map((p) => h("tr", { class: p.you ? "is-me" : "" },
