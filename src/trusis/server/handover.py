@@ -2,12 +2,13 @@
 
 A bot takes a seat when its grace period ends (R52: the seat leaves first, its
 choices of the phase locked by a pass before, D50) or when the host hands it a
-departed seat; a person only ever takes a departed seat (D18). The `replace`
-action, played through the game's host (host.py), hands it over with all the seat
-knew; the room's seats, the store and every connected client follow
-(`Room.reseat`): the one who held it now watches. Every claim code of the seat dies
-with it. The seat's holder, its stored row and the bot driver change together in
-seat_changes.py.
+departed seat; a person only ever takes a departed seat (D18), and one whose
+player did not leave on purpose only once that player has been away long (D52:
+`person_wait`). The `replace` action, played through the game's host (host.py),
+hands it over with all the seat knew; the room's seats, the store and every
+connected client follow (`Room.reseat`): the one who held it now watches. Every
+claim code of the seat dies with it. The seat's holder, its stored row and the
+bot driver change together in seat_changes.py.
 
 A seat a bot took over stays its player's (`Seat.player_id`): the same player
 takes it back at once when they return (D29), and keeps the game (D32).
@@ -101,15 +102,39 @@ async def hand_to_person(room: Room, seat: int, player_id: str, name: str,
 
     async def seated() -> None:  # under the room's lock, before anyone reads the replace
         room.lobby.drop_claims(seat)
-        room.away.pop(seat, None)
+        room.here(seat)  # a new holder (or its player back): no absence carries over (D52)
         await seat_changes.to_person(room, seat, kind, name, player_id)
         room.reseat()
         if not room.connected(seat):  # until its player connects, its grace runs (R52)
-            room.away[seat] = time.time()
+            room.not_here(seat, time.time())
 
     outcome = await host.submit(Action(REPLACE, seat, by=name), player_id,  # its taker's
                                 seated=seated)
     return outcome.accepted
+
+
+def person_wait(room: Room, seat: int, wait: float, now: float) -> float | None:
+    """D52: while it is still to come, the moment from which the host may hand departed
+    `seat` to a person (None: now). A seat whose player left on purpose (D31) may go at
+    once; one that departed because its grace period ran out (R52, D18) — its player did
+    not choose to go — only once that player has had no connection anywhere for `wait`
+    seconds (`Room.absent`): a person who takes it reads its role and all it knew (R53),
+    and a short grace must not make that a host's way to a second identity's view of a
+    friend's seat. A bot may take it at once: nobody reads what a bot learns."""
+    if wait <= 0 or seat in room.lobby.quit:
+        return None
+    since = room.absent.setdefault(seat, now)  # not known (never, but safe): from now
+    until = since + wait
+    return until if now < until else None
+
+
+def lapse(seconds: float) -> str:
+    """A duration as a refusal's English sentence says it: "40 s", "3 min", "2 min 5 s"."""
+    whole = max(0, round(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
 def returnable(room: Room, player_id: str) -> int | None:

@@ -20,6 +20,11 @@ from trusis.server.ratelimit import Bucket
 from trusis.server.seat import RoomStatus
 
 ENV_PREFIX = "TRUSIS_LIMIT_"
+HANDOVER_TO_PERSON = 180.0
+"""D52's default wait, in seconds: a player who lost their connection (not one who left on
+purpose) keeps their seat from a person for this long — a phone locked in a pocket, a
+tunnel, a router restarting, a browser tab put to sleep are back within it — while a bot
+may play it at once; a host waits at most one default day phase (180 s) for a person."""
 KEYS_KEPT = 100_000
 """Addresses remembered at once by a per-address budget (the oldest forgotten first)."""
 
@@ -83,6 +88,10 @@ class Limits:
     """Program seats one table hands out (each a new player and a new token, kept)."""
     summaries_cached: int = 100
     """Finished games whose replay and end screen are kept built in memory."""
+    handover_to_person_seconds: float = HANDOVER_TO_PERSON
+    """D52: how long a seat's player must have been away (no connection anywhere) before
+    the host may hand the seat to a person, when it departed without its player leaving
+    on purpose (R52's grace ran out, D18). A bot may take it at once; 0: no wait."""
 
     @classmethod
     def from_env(cls) -> Limits:

@@ -151,11 +151,17 @@ def left_on_purpose(action_rows: list[dict[str, Any]], data: list[dict[str, Any]
 
 def take_charge(room: Room) -> None:
     """The owner's part of a running game it has just read back: the bots of the bot
-    seats, and a grace period (R52), from now, for each seat connected nowhere."""
+    seats, and a grace period (R52), from now, for each seat connected nowhere. How long
+    each seat's player has been away was in the memory of the process before: the
+    absence a hand-over to a person waits out (D52) counts from now too — for a seat a
+    bot plays for its player (D29) as well —, which may make the host wait longer, never
+    less."""
     if room.host is None or not room.host.table.state.running:
         return
     room.host.seat_bots(secrets.randbits(31), room.pace)
     now = time.time()
     for number, seat in room.lobby.seats.items():
         if seat.kind in ("person", "program") and not room.connected(number):
-            room.away[number] = now
+            room.not_here(number, now)
+        elif seat.player_id is not None and not room.connected(number):  # a bot's, for them
+            room.absent[number] = now

@@ -69,6 +69,12 @@ class Room:
     """The game, once started (or, following it, once read back): None in the lobby."""
     clients: set[Client] = field(default_factory=set)
     away: dict[int, float] = field(default_factory=dict)
+    """The seats whose grace period runs (R52), since when: emptied as each is handed on."""
+    absent: dict[int, float] = field(default_factory=dict)
+    """Since when each seat's player has had no connection anywhere, kept past the grace
+    period until the player connects or the seat changes hands: how long a seat must wait
+    before the host may give it to a person (D52). In memory only: after a restart or a
+    takeover it counts from then (restore.py `take_charge`)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The table's one lock: the lobby's changes, then the host's (host.py)."""
     answers: AnswerBook = field(default_factory=AnswerBook)
@@ -135,7 +141,7 @@ class Room:
     def join(self, client: Client) -> None:
         self.clients.add(client)
         if client.seat is not None:
-            self.away.pop(client.seat, None)
+            self.here(client.seat)
         client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
         if self.waiting_chat:  # what was said before the start, also once it has started
             client.send(dumps({"type": "waiting_chat", "lines": list(self.waiting_chat)}))
@@ -151,11 +157,26 @@ class Room:
         self.peers.clients_changed()
 
     def gone(self, seat: int) -> None:
-        """A seat's last connection (anywhere) went: the grace clock starts (R52)."""
+        """A seat's last connection (anywhere) went: the grace clock starts (R52), and the
+        absence a hand-over to a person waits for (D52)."""
         if self.owned and self.status == "running" and not self.connected(seat):
-            self.away.setdefault(seat, time.time())  # shown as disconnected
+            now = time.time()
+            self.away.setdefault(seat, now)  # shown as disconnected
+            self.absent.setdefault(seat, now)
             if self.host is not None:
                 self.host.wake.set()
+
+    def here(self, seat: int) -> None:
+        """A connection plays the seat (here, or on another process): its player is back,
+        and neither its grace period (R52) nor its absence (D52) runs."""
+        self.away.pop(seat, None)
+        self.absent.pop(seat, None)
+
+    def not_here(self, seat: int, now: float) -> None:
+        """`seat` has no connection from `now` (at the start, after a hand-over, or a
+        restart): its grace period (R52) and its absence (D52) run from then."""
+        self.away[seat] = now
+        self.absent[seat] = now
 
     def table_soon(self) -> None:
         """One `table` message for the joins and parts within TABLE_COALESCE_SECONDS: one
@@ -300,6 +321,7 @@ class Room:
         """The room's part of losing the lease: the stored table is the table and it
         now follows the owner (its peers read the table back)."""
         self.away.clear()
+        self.absent.clear()  # its new owner counts it from when it took over (D52)
         self.lobby.forget_claims()  # the seats may change hands elsewhere (D18)
         await self.peers.lost()
         # R53, D18: the seats read back may have changed hands meanwhile; every client

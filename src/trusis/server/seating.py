@@ -18,7 +18,7 @@ from trusis.rules.errors import SetupError
 from trusis.server import barred, seat_changes
 from trusis.server.closing import CLOSED, closed_table
 from trusis.server.errors import LobbyError
-from trusis.server.handover import hand_to_bot, hand_to_person, returnable
+from trusis.server.handover import hand_to_bot, hand_to_person, lapse, person_wait, returnable
 from trusis.server.host import GameHost
 from trusis.server.limits import Limits
 from trusis.server.names import look_alike, refuse_lookalike, skeletons
@@ -200,10 +200,11 @@ class Seating:
         # first view as a snapshot (and its seat, if it sat down after connecting).
         room.reseat(everyone=True)
         # A person or program not connected when the game starts is away from its first
-        # second: its grace period runs (R52), as if it had dropped, and no phase waits.
+        # second: its grace period runs (R52), as if it had dropped, and no phase waits;
+        # so does its absence, which a hand-over to a person waits out (D52).
         for number, held in room.lobby.seats.items():
             if held.kind != "bot" and not room.connected(number):
-                room.away[number] = now
+                room.not_here(number, now)
         start_timers(room)
 
     def _departed(self, room: Room, seat: int) -> GameHost:
@@ -219,13 +220,34 @@ class Seating:
             raise LobbyError(409, "not_left", f"seat {seat} has not left the game", seat=seat)
         return host
 
+    def _person_may_take(self, room: Room, host: GameHost, seat: int) -> None:
+        """D52: a departed seat whose player did not leave on purpose goes to a person
+        (a claim link, a claim) only once its player has been away long enough
+        (`handover_to_person_seconds`); before that the refusal says when it may."""
+        wait = self.limits.handover_to_person_seconds
+        now = time.time()
+        until = person_wait(room, seat, wait, now)
+        if until is None:
+            return
+        since = room.absent[seat]
+        name = host.table.state.names[seat]
+        raise LobbyError(
+            409, "player_may_return",
+            f"{name} lost their connection {lapse(now - since)} ago: their seat can go to "
+            f"someone else once they have been away {lapse(wait)}, in {lapse(until - now)}; "
+            "a bot can play it meanwhile",
+            seat=seat, name=name, since=since, until=until, away=round(now - since),
+            wait=round(wait))
+
     async def _replace(self, room: Room, player: Player, seat: int, by: str,
                       kind: str) -> str | None:
         """R53: the host hands a departed seat to a bot, or to a new person: then the
-        answer is a claim code, for the link the host passes on."""
+        answer is a claim code, for the link the host passes on — at once for a seat
+        left on purpose, after a long absence for one whose grace ran out (D52)."""
         self._host(room, player)
         host = self._departed(room, seat)
         if by == "person":
+            self._person_may_take(room, host, seat)
             code = new_id(16)
             room.lobby.new_claim(seat, code)
             return code
@@ -251,6 +273,12 @@ class Seating:
         if other is not None:
             raise already_seated(other)
         host = self._departed(room, seat)
+        held = room.lobby.seats.get(seat)
+        # D52 again where a person is seated: links are made only once the wait is over
+        # (or for a seat left on purpose), but the claim is what reads the seat's role.
+        # Its own player claiming it (D31) learns nothing new.
+        if held is None or held.player_id != player.id:
+            self._person_may_take(room, host, seat)
         refuse_lookalike(player.name, room.lobby.names_beside(seat, player.id,
                                                               host.table))  # D20, D40
         room.lobby.use_claim(code)

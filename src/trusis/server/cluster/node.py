@@ -342,7 +342,7 @@ class Node(Keeping):
         if known is not None and (known[1], known[2]) == (seats, spectators):
             return
         for seat in seats:
-            room.away.pop(seat, None)
+            room.here(seat)  # R52, D52: played there
         for seat in before - seats:
             room.gone(seat)
         room.broadcast_table()
