@@ -26,6 +26,7 @@ from core_fakes import (
 from trusis.rules.actions import LEAVE, REPLACE
 from trusis.server.errors import LobbyError
 from trusis.server.handover import returnable
+from trusis.server.hub import Hub
 from trusis.server.restore import load_room
 from trusis.server.room import Room
 from trusis.server.seat import departed
@@ -402,3 +403,90 @@ async def test_no_whisper_to_a_seats_new_holder_reaches_its_former_player_mid_ha
     assert (await sent[0])["type"] == "ack"
     assert bob.seat is None
     assert "for Carl" not in str(bob.frames)
+
+
+async def refused_to_person(game: Any, room: Room) -> dict[str, Any]:
+    """The host's hand-over of seat 2 to a person, refused for the player's absence (D52)."""
+    with pytest.raises(LobbyError) as refused:
+        await game.hub.replace(room, game.host, 2, "person", "")
+    assert (refused.value.status, refused.value.code) == (409, "player_may_return")
+    return refused.value.params
+
+
+@pytest.mark.asyncio
+async def test_D52_a_person_takes_a_seat_only_after_its_players_long_absence(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """D52: Bob's connection drops at t0; his grace period (60 s) hands the seat to a bot
+    (R52), which the host may do too; a person only once Bob has been away 180 s, counted
+    from when his last connection went — not from the end of his grace. Coming back and
+    dropping again starts the count again."""
+    game = await new_game(core_store, core_clock)
+    hub, room = game.hub, game.room
+    t0 = core_clock.now
+    disconnect(room, game.client(2))
+    assert room.absent == {2: t0}
+    core_clock.advance(room.lobby.options.grace_seconds)
+    await due(room, core_clock.now)
+    assert room.lobby.seats[2].kind == "bot" and room.away == {} and room.absent == {2: t0}
+    params = await refused_to_person(game, room)
+    assert params == {"seat": 2, "name": "Bob", "since": t0, "until": t0 + 180,
+                      "away": 60, "wait": 180}
+    core_clock.set(t0 + 179)
+    await refused_to_person(game, room)
+    bob = fake_client(game.people[2], None)  # D29: Bob opens the table again
+    assert await hub.return_seat(room, game.people[2]) == 2
+    bob.seat = 2
+    await connect(room, bob)
+    assert room.absent == {}
+    t1 = core_clock.advance(1)
+    disconnect(room, bob)  # and drops again: away from now
+    core_clock.advance(room.lobby.options.grace_seconds)
+    await due(room, core_clock.now)  # the day's timer ran out meanwhile (R12): one step
+    await due(room, core_clock.now)  # and the grace period
+    assert room.lobby.seats[2].kind == "bot"
+    assert (await refused_to_person(game, room))["since"] == t1
+    core_clock.set(t1 + 180)
+    code = await hub.replace(room, game.host, 2, "person", "")
+    assert code is not None
+    carl = await core_store.new_player("Carl", "guest")
+    assert await hub.claim(room, carl, code) == 2
+    assert held(room)[2] == ("person", "Carl", carl.id, None)
+    assert room.absent == {2: core_clock.now}  # Carl's own absence, until he connects
+
+
+@pytest.mark.asyncio
+async def test_D52_a_seat_left_on_purpose_goes_to_a_person_at_once(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """D31: Bob chose to leave: no wait (D52 is for a player who did not)."""
+    game = await new_game(core_store, core_clock)
+    assert (await act(game.hub, game.room, game.client(2), "b1", do=LEAVE))["type"] == "ack"
+    disconnect(game.room, game.client(2))
+    assert await game.hub.replace(game.room, game.host, 2, "person", "") is not None
+
+
+@pytest.mark.asyncio
+async def test_D52_after_a_restart_the_absence_counts_from_the_restart(
+        core_store: FlakyStore, core_clock: FakeClock) -> None:
+    """How long Bob has been away was in the memory of the process before: read back
+    (restore.py), his absence counts from the restart — the host may wait longer, never
+    less — also for the seat a bot now plays for him (D29)."""
+    game = await new_game(core_store, core_clock)
+    room = game.room
+    disconnect(room, game.client(2))
+    core_clock.advance(room.lobby.options.grace_seconds)
+    await due(room, core_clock.now)
+    assert room.lobby.seats[2].kind == "bot"
+    restart = core_clock.advance(170)
+    row = await core_store.table_row(room.id)
+    assert row is not None
+    again = await load_room(core_store, row, 1.0)
+    assert again.host is not None
+    await again.host.stop()
+    assert again.absent == {1: restart, 2: restart}  # nobody is connected yet
+    hub = Hub(core_store)
+    with pytest.raises(LobbyError) as refused:
+        await hub.replace(again, game.host, 2, "person", "")
+    assert refused.value.code == "player_may_return"
+    assert refused.value.params["until"] == restart + 180
+    core_clock.advance(180)
+    assert await hub.replace(again, game.host, 2, "person", "") is not None

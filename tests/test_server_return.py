@@ -445,3 +445,48 @@ def test_D32_D44_a_player_whose_bot_finished_the_game_sees_its_end_as_their_seat
     assert back.command(do="say", text="gg all")["type"] == "ack"  # D21, as their seat
     for conn in (back, seated):
         conn.close()
+
+
+def test_D52_R53_a_host_cannot_seat_a_second_identity_where_a_connection_dropped(
+        server: ServerProcess) -> None:
+    """The attack as found (f_host_grace_steal.py): a host who does not play sets the
+    shortest grace (5 s) and no bots taking over; Bob's connection drops for 6.5 s, his
+    seat leaves (R52), and the host handed it to "a new person" and claimed it with a
+    second identity: it read Bob's role, and Bob, back, was shut out of his game. Now the
+    hand-over to a person waits for a long absence (D52, 180 s by default), refused with
+    `player_may_return` and when it may be; a bot may take the seat at once, and Bob,
+    coming back, plays his seat again (D29)."""
+    host, bob, cid = (Guest(server.url, n) for n in ("Host", "Bob", "Cid"))
+    tid = host.create(seats=5, day_seconds=3600, night_seconds=1800, grace_seconds=GRACE,
+                      bots_take_over=False)["id"]
+    bob.sit(tid, 2)
+    cid.sit(tid, 3)  # plays on, and does not pass: the bots do not end the day (D43)
+    for seat in (1, 4, 5):
+        assert host.http.post(f"/api/tables/{tid}/bots", json={"seat": seat}).status_code == 200
+    conn = Conn(server, tid, bob.token)  # in the waiting room: connected at the start
+    conn.until(lambda c: c.seat == 2, 10)
+    host.start(tid)
+    conn.open()
+    other = Conn(server, tid, cid.token).open()
+    role = conn.role
+    conn.vanish()  # a phone locking its screen
+    watcher = Conn(server, tid, host.token).open()
+    watcher.until(lambda c: seat_two(c)["left"], GRACE + 15)
+    reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+    assert reply.status_code == 409, reply.text
+    body = reply.json()
+    assert body["code"] == "player_may_return" and "Bob lost their connection" in body["message"]
+    params = body["params"]
+    assert params["seat"] == 2 and params["name"] == "Bob" and params["wait"] == 180
+    assert GRACE <= params["away"] < 60 and params["until"] == params["since"] + 180
+    assert params["until"] > time.time() + 100
+    handed = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "bot"})
+    assert handed.status_code == 200, handed.text  # a bot learns nothing anyone reads
+    watcher.until(lambda c: seat_two(c)["bot"], 15)
+    again = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+    assert again.status_code == 409 and again.json()["code"] == "player_may_return"
+    back = Conn(server, tid, bob.token).open()  # D29: his seat, his role
+    assert back.seat == 2 and back.role == role and not back.me["bot"]
+    watcher.until(lambda c: "returned" in codes(c), 10)
+    for each in (back, other, watcher):
+        each.close()

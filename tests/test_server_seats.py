@@ -162,22 +162,82 @@ def test_R53_codes_die_when_the_seat_goes_to_a_bot(server: ServerProcess) -> Non
     tab.close()
 
 
-def test_R52_R53_after_the_grace_period_the_seat_can_be_handed_to_a_person(
+WAIT = 10
+"""The long absence a hand-over to a person waits for (D52), made short for these tests:
+`--limit handover_to_person_seconds` (180 s by default, docs/deploy.md)."""
+
+
+def wait_out(refused: httpx.Response) -> None:
+    """Sleep until the moment a `player_may_return` refusal says (D52)."""
+    body = refusal(refused, 409, "player_may_return")
+    time.sleep(max(0.0, body["params"]["until"] - time.time()) + 0.3)
+
+
+def test_D52_R52_R53_after_a_long_absence_the_seat_can_be_handed_to_a_person(
         tmp_path: Path) -> None:
-    """Without bots taking over, the grace period ends with the seat leaving (R52): only
-    then may the host hand it to a person."""
-    with running_server("sqlite", tmp_path) as server:
+    """Without bots taking over, the grace period ends with the seat leaving (R52); Bob,
+    never there since the start, did not leave on purpose, so the host hands his seat to a
+    person only once he has been away `handover_to_person_seconds` (D52), counted from the
+    start here — then it works."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", f"handover_to_person_seconds={WAIT}"]) as server:
         host, _bob, tid = started(server.url, grace=5, bots_take_over=False)
         refusal(host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"}),
                 409, "not_left")
         watcher = Conn(server, tid, host.token).open()
         watcher.until(lambda c: c.view is not None and c.view["players"][1]["left"], 15)
+        early = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+        params = refusal(early, 409, "player_may_return")["params"]
+        assert params["wait"] == WAIT and params["name"] == "Bob" and params["seat"] == 2
+        assert params["until"] - params["since"] == pytest.approx(WAIT)
+        wait_out(early)
         reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
         assert reply.status_code == 200, reply.text
         friend = Guest(server.url, "Friend")
         claimed = friend.http.post(f"/api/tables/{tid}/claim", json={"code": reply.json()["claim"]})
         assert claimed.status_code == 200 and claimed.json()["seat"] == 2, claimed.text
         watcher.close()
+
+
+def test_D52_D29_the_player_back_before_the_link_is_used_plays_and_the_link_dies(
+        tmp_path: Path) -> None:
+    """A bot took Bob's seat when his connection dropped (R52); after his long absence the
+    host made a link for a person (D52). Bob opens the table before anyone uses it: his
+    seat is his again at once (D29), and the link seats nobody (D18)."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", f"handover_to_person_seconds={WAIT}"]) as server:
+        host, bob, tid = started(server.url, grace=5)
+        conn = Conn(server, tid, bob.token).open()
+        role = conn.role
+        conn.vanish()
+        watcher = Conn(server, tid, host.token).open()
+        watcher.until(lambda c: c.view is not None and c.view["players"][1]["bot"], 15)
+        wait_out(host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"}))
+        reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+        assert reply.status_code == 200, reply.text
+        back = Conn(server, tid, bob.token).open()
+        assert back.seat == 2 and back.role == role and not back.me["bot"]
+        late = Guest(server.url, "Late")
+        refusal(late.http.post(f"/api/tables/{tid}/claim", json={"code": reply.json()["claim"]}),
+                404, "no_such_claim")
+        assert host.http.get(f"/api/tables/{tid}").json()["seats"][1]["name"] == "Bob"
+        back.close()
+        watcher.close()
+
+
+def test_D52_D31_a_seat_left_on_purpose_goes_to_a_person_at_once(
+        server: ServerProcess) -> None:
+    """Bob leaves on purpose (D31): the host may hand his seat to a person at once, with
+    no wait — he chose to go, and may come back only through such a link."""
+    host, bob, tid = started(server.url, grace=5)
+    conn = Conn(server, tid, bob.token).open()
+    assert conn.command(do="leave")["type"] == "ack"
+    conn.close()
+    reply = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "person"})
+    assert reply.status_code == 200, reply.text
+    friend = Guest(server.url, "Friend")
+    claimed = friend.http.post(f"/api/tables/{tid}/claim", json={"code": reply.json()["claim"]})
+    assert claimed.status_code == 200 and claimed.json()["seat"] == 2, claimed.text
 
 
 def test_R53_across_two_processes_the_forwarded_hand_over_is_judged_alike(
@@ -203,3 +263,25 @@ def test_R53_across_two_processes_the_forwarded_hand_over_is_judged_alike(
     for code in codes:
         refusal(second.http.post(f"/api/tables/{tid}/claim", json={"code": code}), 404,
                 "no_such_claim")
+
+
+def test_D52_across_two_processes_the_owner_judges_the_wait(
+        two_processes: Cluster) -> None:  # noqa: F811
+    """The table lives on process a; Bob played through process b and his connection
+    dropped there. The owner (a) counts his absence from when b said he was gone, and the
+    host's hand-over to a person, asked on b, is forwarded to a and refused alike (D52)."""
+    a, b = two_processes.servers
+    host, bob, tid = started(a.url, grace=5)
+    for guest in (host, bob):
+        guest.http.base_url = httpx.URL(b.url)
+    conn = Conn(b, tid, bob.token).open()
+    conn.vanish()
+    watcher = Conn(a, tid, host.token).open()
+    watcher.until(lambda c: c.view is not None and c.view["players"][1]["bot"], 20)
+    body = refusal(host.http.post(f"/api/tables/{tid}/seats/2/replace",
+                                  json={"by": "person"}), 409, "player_may_return")
+    assert body["params"]["wait"] == 180 and body["params"]["away"] >= 5
+    back = Conn(b, tid, bob.token).open()  # D29: through b, his seat again
+    assert back.seat == 2 and not back.me["bot"]
+    back.close()
+    watcher.close()
