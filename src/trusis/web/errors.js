@@ -1,15 +1,35 @@
 // Refusals and errors, rendered from their code and parameters in the player's language.
 
-import { capital, hasMsg, msg, t } from "./i18n.js";
+import { clockTime } from "./dom.js";
+import { capital, hasMsg, lang, msg, t } from "./i18n.js";
+
+/** A duration in the player's language: "40 s", "3 min", "1 min 30 s". */
+export function lapse(seconds) {
+  const whole = Math.max(0, Math.round(Number(seconds) || 0));
+  const m = Math.floor(whole / 60);
+  const s = whole % 60;
+  if (!m) return t("lapse.seconds", { n: s });
+  return s ? t("lapse.both", { m, s }) : t("lapse.minutes", { n: m });
+}
+
+/** The parameters a refusal's sentence shows, made readable: the moments and durations of
+ * `player_may_return` (D52) as this player's clock says them (`offset`: the server's clock
+ * minus this browser's, in seconds). */
+function readable(code, params, offset) {
+  if (code !== "player_may_return") return params;
+  return { ...params, since: clockTime(Number(params.since) - offset, lang()),
+    until: clockTime(Number(params.until) - offset, lang()),
+    wait: lapse(params.wait), away: lapse(params.away) };
+}
 
 /** {code, params, message} (HTTP or WebSocket) as a sentence. */
-export function errorText(err) {
+export function errorText(err, { offset = 0 } = {}) {
   const code = String(err?.code || "");
   const params = err?.params || {};
   if (hasMsg(code)) return capital(msg(code, params));
   if (hasMsg(`refusal.${code}`)) return capital(msg(`refusal.${code}`, params));
   const key = `err.${code}`;
-  const own = t(key, params);
+  const own = t(key, readable(code, params, offset));
   if (own !== key) return own;
   return err?.message ? String(err.message) : t("err.unknown");
 }

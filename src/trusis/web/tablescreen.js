@@ -37,6 +37,8 @@ export class TableScreen {
     // never reaches a server log; it is read once, then taken out of the address bar.
     this.claimCode = new URLSearchParams(location.hash.slice(1)).get("claim");
     this.links = new Map(); // seat -> the claim link the host made for it
+    this.waits = new Map(); // seat -> the refusal saying from when a person may take it (D52)
+    this.waitTimers = new Map(); // seat -> the timer that forgets it then
     const store = this.store = new GameStore(tableId);
     store.invite = invite; // a private table's link: every request about the table carries it
     this.notebook = new Notebook(store);
@@ -308,14 +310,16 @@ export class TableScreen {
   /** Under the seats: leaving the game, and for the host, departed seats (R53): to a bot (a
    * seat that passes by itself), or a link for a person — the same player, to let them back
    * after leaving on purpose (D31), or someone new. A disconnected seat waits out its grace
-   * (R52, D18). */
+   * (R52, D18), and one whose player lost their connection goes to a person only after a
+   * long absence: the server's refusal, saying from when, stays under its buttons until
+   * then (D52). */
   drawFoot(view) {
     const canLeave = (view.legal || []).some((a) => a.do === "leave");
     const host = this.store.table?.you_host && view.status === "running";
     const departed = host ? (this.store.table?.seats || []).filter((s) => s.departed) : [];
     const toBot = new Set((view.players || []).filter((p) => p.left).map((p) => p.seat));
     const key = JSON.stringify([lang(), canLeave, departed.map((s) => [s.seat, s.name, s.kind]), [...toBot],
-      [...this.links], view.status, !!this.app.me]);
+      [...this.links], [...this.waits], view.status, !!this.app.me]);
     if (key === this.footKey) return;
     this.footKey = key;
     // Who left on a line of its own, then two short buttons (each named with the seat for
@@ -333,7 +337,10 @@ export class TableScreen {
           toBot.has(s.seat) && !bot
             ? hostButton("btn-bot", "⚙ ", t("host.to_bot"), s.seat, () => this.replace(s.seat, "bot")) : null,
           hostButton("btn-link", "✉ ", t("host.to_person"), s.seat, () => this.replace(s.seat, "person")),
-          this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null);
+          this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null,
+          this.waits.has(s.seat)
+            ? h("p", { class: "hint hand-wait", attrs: { role: "alert" } },
+              errorText(this.waits.get(s.seat), { offset: this.store.clock.offset || 0 })) : null);
       }),
       canLeave ? h("button", { class: "btn btn-small btn-ghost btn-leave", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
       this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null,
@@ -362,11 +369,28 @@ export class TableScreen {
       const answer = await post(`/api/tables/${encodeURIComponent(this.store.tableId)}/seats/${seat}/replace${q}`, { by, kind: "heuristic" });
       if (answer.link) this.links.set(seat, new URL(answer.link, location.origin).href);
       if (answer.table) this.store.setTable(answer.table);
+      this.waits.delete(seat);
       this.footKey = null;
       this.render();
     } catch (err) {
-      this.actions.showRefusal(err);
+      if (err?.code === "player_may_return") this.waitFor(seat, err);
+      else this.actions.showRefusal(err);
     }
+  }
+
+  /** D52: the host asked too soon for a person to take `seat`; the refusal (who, since
+   * when, from when) stays by the seat's buttons until that moment on this browser's clock. */
+  waitFor(seat, err) {
+    this.waits.set(seat, { code: err.code, params: err.params || {} });
+    clearTimeout(this.waitTimers.get(seat));
+    const left = (Number(err.params?.until) - (this.store.clock.offset || 0)) * 1000 - Date.now();
+    this.waitTimers.set(seat, setTimeout(() => {
+      this.waits.delete(seat);
+      this.footKey = null;
+      this.render();
+    }, Math.max(0, Math.min(left, 2 ** 31 - 1))));
+    this.footKey = null;
+    this.render();
   }
 
   /** Your own seat, departed: what happened and how to come back (D29, D31). */
