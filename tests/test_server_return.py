@@ -387,14 +387,18 @@ def test_D29_across_two_processes_the_return_is_run_by_the_owner(
     watcher.close()
 
 
+@pytest.mark.parametrize("takeover", [True, False], ids=["bot_plays_it", "it_passes_alone"])
 def test_D29_D43_with_every_person_away_the_bots_keep_the_timers_pace(
-        server: ServerProcess) -> None:
+        server: ServerProcess, takeover: bool) -> None:
     """The only person at a table of bots lost their signal: a bot played their seat, and the
     bots, with no person left to wait for, passed at once, phase after phase — the game was
     over before its player could come back (D29). Now the phases run to their timers while a
-    seat waits for its player, who comes back in the same day."""
+    seat waits for its player, who comes back in the same day. The same where no bot takes
+    a seat over (an attacker's trial found the game over in seconds there: D43 waited only
+    for a seat a bot plays): the departed seat passes by itself (R52) and is awaited too."""
     host, bob = Guest(server.url, "Host"), Guest(server.url, "Bob")
-    table = host.create(seats=5, day_seconds=30, night_seconds=15, grace_seconds=GRACE)
+    table = host.create(seats=5, day_seconds=30, night_seconds=15, grace_seconds=GRACE,
+                        bots_take_over=takeover)
     tid = table["id"]
     bob.sit(tid, 1)
     host.bots(tid, 4)
@@ -402,7 +406,9 @@ def test_D29_D43_with_every_person_away_the_bots_keep_the_timers_pace(
     watcher = Conn(server, tid, host.token).open()  # the host only watches
     away = Conn(server, tid, bob.token).open()
     away.vanish()
-    watcher.until(lambda c: c.view is not None and c.view["players"][0]["bot"], GRACE + 15)
+    handed_on = "bot" if takeover else "left"
+    watcher.until(lambda c: c.view is not None and c.view["players"][0][handed_on],
+                  GRACE + 15)
     assert watcher.view is not None
     phase = watcher.view["phase"]
     deadline = float(host.http.get(f"/api/tables/{tid}").json()["deadline"])

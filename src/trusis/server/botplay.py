@@ -81,8 +81,9 @@ class BotPlay:
 
     def people_done(self) -> bool:
         """Every alive, present seat without a bot has passed (R11, R52) — and a person
-        plays. With every living person away, a seat a bot plays for its player, who may
-        come back (D29), holds the phase to its timer (D43): otherwise the bots, waiting
+        plays. With every living person away, a seat kept for its player, who may come
+        back (D29) — a bot plays it for them, or it passes by itself since their grace
+        period ran out —, holds the phase to its timer (D43): otherwise the bots, waiting
         for nobody, passed at once, phase after phase, and ended the game in seconds."""
         bots = self.driver.bots
         state = self.table.state
@@ -91,7 +92,8 @@ class BotPlay:
             return False
         if any(state.alive[s] and not state.left[s] for s in seats if s not in bots):
             return True  # the living people have passed
-        return not any(state.alive[s] and self.awaited(s) for s in bots)
+        # Here every living seat without a bot has departed (R52).
+        return not any(state.alive[s] and self.awaited(s) for s in seats)
 
     def next_due(self) -> float | None:
         """When `step` next has something to do (None: nothing until an event)."""

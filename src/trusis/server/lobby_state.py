@@ -133,11 +133,12 @@ class LobbyState:
         del self.seats[seat]
 
     def kept_for_player(self, seat: int) -> bool:
-        """A bot plays `seat` for its player, who may come back to it (D29): not one who
-        left on purpose (D31)."""
+        """`seat` is kept for a player who may come back to it (D29) — a bot plays it for
+        them, or (the table's bots not taking seats over) it passes by itself since their
+        grace period ran out (R52) —: not one who left on purpose (D31), nor a seat a bot
+        has played from the start. Asked of departed or bot seats (botplay.py, D43)."""
         held = self.seats.get(seat)
-        return (held is not None and held.kind == "bot" and held.player_id is not None
-                and seat not in self.quit)
+        return held is not None and held.player_id is not None and seat not in self.quit
 
     def to_bot(self, seat: int, name: str, kind: str) -> Seat:
         """R53: a bot plays the seat from now on; it stays its player's (D29), who now
