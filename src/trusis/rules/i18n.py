@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -37,6 +38,15 @@ def catalogue(lang: str) -> Mapping[str, str]:
     text = resources.files("trusis.rules.locales").joinpath(f"{lang}.json").read_text("utf-8")
     data: dict[str, str] = json.loads(text)
     return data
+
+
+def until_text(until: float | None, cat: Mapping[str, str]) -> str:
+    """A sanction's end as the server says it, "until 2027-01-15 08:00 UTC" or "for good":
+    the server knows no reader's time zone (a page says it in its own, web/i18n.js)."""
+    if until is None:
+        return cat.get("until.never", "for good")
+    when = datetime.fromtimestamp(float(until), UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return cat.get("until.date", "until {date}").format(date=when)
 
 
 def render(
@@ -76,6 +86,8 @@ def render(
             values[key] = cat.get(f"team.{value}", value)
         elif key == "by":  # `replace`: a name, or "bot" (said as "a bot")
             values[key] = cat.get(f"by.{value}", value) if value == "bot" else value
+        elif key == "until":  # a sanction's end (None: never), for whoever reads `message`
+            values[key] = until_text(value, cat)
         else:
             values[key] = value
     try:
