@@ -198,9 +198,9 @@ def test_mute_refuses_public_and_private_chat_until_lifted(server: ServerProcess
 
 
 def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
-    """A ban: tokens revoked and connections closed (4401), no login, no new guest from
-    the banned browser, and the seat of a running game goes to a bot as if its player
-    had left (R52, R53)."""
+    """A ban: tokens revoked and connections closed (4423, a ban's own code: D53), no
+    login, no new guest from the banned browser, and the seat of a running game goes to a
+    bot as if its player had left (R52, R53)."""
     mod, _ = account(server.url, "Mod")
     grant(server, "Mod", "moderator")
     table = people(server, 5)
@@ -212,8 +212,8 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
             "seat": 3, "reason": "threats in the chat"}).status_code == 201
         ban = sanction(mod, cid.id, "ban", "threats")
         assert ban["until"] is None
-        assert table.conns[3].wait_closed() == 4401
-        assert cid.http.get("/api/me").status_code == 401
+        assert table.conns[3].wait_closed() == 4423
+        assert cid.http.get("/api/me").json()["code"] == "banned"  # not "choose a name"
         again = httpx.post(server.url + "/api/guest", json={"name": "Cid again"},
                            headers={"Authorization": f"Bearer {old_token}"})
         assert again.status_code == 403 and again.json()["code"] == "banned"
@@ -230,7 +230,7 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
         assert [r["reason"] for r in record["reports"]] == ["threats in the chat"]
         # an account: no login while banned, a login again once the ban is lifted
         sanction(mod, bad_id, "ban", "cheating", minutes=60)
-        assert bad.get("/api/me").status_code == 401
+        assert bad.get("/api/me").status_code == 403
         login = httpx.post(server.url + "/api/login", json={"name": "Badger",
                                                             "password": "a long password"})
         assert login.status_code == 403 and login.json()["code"] == "banned"
@@ -277,8 +277,10 @@ def test_D36_D41_a_mute_and_a_ban_reach_the_program_seats_their_player_made(
         assert mod.delete(f"/api/moderation/sanctions/{muted['id']}").status_code == 200
         assert command(prog, do="say", text="lifted")["type"] == "ack"
         sanction(mod, mallory.id, "ban", "abuse")
-        assert own.wait_closed() == 4401
-        assert prog.wait_closed() == 4401, "the program seat's connection stayed open"
+        assert own.wait_closed() == 4423
+        assert prog.wait_closed() == 4423, "the program seat's connection stayed open"
+        told = [m for m in prog.messages if m["type"] == "banned"]
+        assert told == [{"type": "banned", "until": None, "reason": "abuse"}]
         assert close_code(server, f"/ws/tables/{table}",
                           headers={"Authorization": f"Bearer {program}"}) == 4401
         signed = httpx.get(f"{server.url}/api/me", headers={"Authorization": f"Bearer {program}"})

@@ -1,8 +1,9 @@
-"""Sanctions across two `trusis serve` processes (issue 18): a mute or a ban given on
-process a is in force on process b at once — the database holds them and is asked where
-chat is refused and where a player signs in, and a ban's revocation reaches b over the
-bus, which closes the banned player's connections there and hands their seat to a bot
-on the game's owner (R52, R53)."""
+"""Sanctions across two `trusis serve` processes (issue 18): a mute, a warning or a ban
+given on process a is in force (or told, D53) on process b at once — the database holds
+them and is asked where chat is refused and where a player signs in, a warning reaches b
+over the bus, and so does a ban's revocation, which closes the banned player's connections
+there (after telling them why) and hands their seat to a bot on the game's owner (R52,
+R53)."""
 
 from __future__ import annotations
 
@@ -43,10 +44,16 @@ def test_mute_and_ban_on_a_hold_on_b(two_processes: Cluster) -> None:
         assert answer["type"] == "refused" and answer["code"] == "muted", answer
         assert mod.delete(f"/api/moderation/sanctions/{muted['id']}").status_code == 200
         assert command(conn, do="say", text="sorry")["type"] == "ack"
+        warned = sanction(mod, cid.id, "warning", "calm down")  # on a: told on b at once
+        conn.until(lambda c: any(m["type"] == "warning" for m in c.messages), 10)
+        told = next(m for m in conn.messages if m["type"] == "warning")
+        assert (told["id"], told["reason"]) == (warned["id"], "calm down")
         sanction(mod, cid.id, "ban", "threats")  # on a
-        assert conn.wait_closed() == 4401  # b closed it
+        assert conn.wait_closed() == 4423  # b closed it, after saying why
+        assert [m for m in conn.messages if m["type"] == "banned"] == [
+            {"type": "banned", "until": None, "reason": "threats"}]
         assert httpx.get(b.url + "/api/me", headers={"Authorization": f"Bearer {cid.token}"}
-                         ).status_code == 401
+                         ).status_code == 403
         refused = httpx.post(b.url + "/api/guest", json={"name": "Cid2"},
                              headers={"Authorization": f"Bearer {cid.token}"})
         assert refused.status_code == 403 and refused.json()["code"] == "banned"

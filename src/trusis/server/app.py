@@ -45,6 +45,7 @@ from trusis.server.bodylimit import BodyLimit
 from trusis.server.budget import RequestBudget
 from trusis.server.cluster.owner import ClusterOwner
 from trusis.server.config import Settings, private_sqlite, secret_key
+from trusis.server.deletions import DeletedCheck
 from trusis.server.endcache import EndCache
 from trusis.server.errors import LobbyError
 from trusis.server.guard import Guard, PageHeaders
@@ -146,6 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.restore()
         restored = time.perf_counter() - began
         app.state.quota.start()
+        app.state.deletions = DeletedCheck(store, hub)  # `trusis admin delete` (D53)
+        app.state.deletions.start()
         # What start-up built lives as long as the process: keep it out of the collector's
         # full passes, whose pauses set the p99 of acknowledgements under load (bench/load.py);
         # and make those passes rare (GC_THRESHOLDS).
@@ -163,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             metrics.stop()
             await app.state.lag.stop()
             await app.state.quota.stop()
+            await app.state.deletions.stop()
             await hub.close()
             app.state.balance.close()
             await store.close()

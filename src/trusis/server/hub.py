@@ -15,6 +15,7 @@ from trusis.rules.actions import SAY
 from trusis.rules.errors import SetupError
 from trusis.server.answers import CommandAnswer
 from trusis.server.banning import unseat_banned
+from trusis.server.clients import Client
 from trusis.server.closing import close_on_owner, gone
 from trusis.server.errors import LobbyError
 from trusis.server.history import record_finished
@@ -22,13 +23,15 @@ from trusis.server.limits import Limits
 from trusis.server.lobby_state import LobbyState
 from trusis.server.options import TableOptions
 from trusis.server.owner import CommandRequest, LocalOwner, Owner
-from trusis.server.protocol import ActionIn
+from trusis.server.personal import DELETED_NAME
+from trusis.server.protocol import ActionIn, dumps
 from trusis.server.records import record_of
 from trusis.server.rematch import Rematches, kept_for
 from trusis.server.renaming import rename_at
 from trusis.server.requests import LobbyRequest, LobbyResult, Revoked, seat_number, text
 from trusis.server.restore import load_room
 from trusis.server.room import Room
+from trusis.server.sanctions import WarningFacts
 from trusis.server.seating import setup_refusal
 from trusis.server.store import Player, Store, new_id
 from trusis.server.stuck import end_on_owner
@@ -42,6 +45,14 @@ FINISHED_CACHED = 200
 
 SIGNED_OUT = 4401
 """The close code of a connection whose session ended (docs/protocol.md)."""
+BANNED = 4423
+"""The close code of a banned player's connection, after a `banned` frame that says the
+ban's end and reason (docs/protocol.md, D53): not a sign-out's, which asks for a name."""
+
+
+def banned_frame(until: float | None, reason: str) -> bytes:
+    """What a banned player's connection hears before it closes with `BANNED`."""
+    return dumps({"type": "banned", "until": until, "reason": reason})
 
 
 class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (rematch.py)
@@ -61,20 +72,56 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         self.close_revoked(revoked)
         await self.owner.tell_revoked(revoked)
 
+    async def warned(self, player_id: str, warning: WarningFacts) -> None:
+        """A moderator warned `player_id`: their connections here and on every process are
+        told at once (a `warning` frame), as the page shows one it loads (D53)."""
+        self.tell_warning(player_id, warning)
+        await self.owner.tell_warned(player_id, warning)
+
+    def tell_warning(self, player_id: str, warning: WarningFacts) -> None:
+        """Send the `warning` frame to this process's connections of `player_id`."""
+        frame = dumps({"type": "warning", **warning})
+        for client in self._clients_of(player_id):
+            client.send(frame)
+
     def close_revoked(self, revoked: Revoked) -> None:
-        """Close this process's connections opened with revoked tokens (4401)."""
-        rooms = {id(r): r for r in (*self.rooms.values(), *self.finished.values())}
-        for room in rooms.values():
-            for client in list(room.clients):
-                if client.player_id != revoked["player"]:
-                    continue
-                if revoked["family"] is not None and client.family != revoked["family"]:
-                    continue
-                if revoked["keep"] is not None and client.family == revoked["keep"]:
-                    continue
+        """Close this process's connections opened with revoked tokens: 4401, or for a ban
+        `BANNED` after a `banned` frame (its end and reason, D53)."""
+        ban = revoked.get("ban", False)
+        told = banned_frame(revoked.get("until"), revoked.get("reason", "")) if ban else b""
+        if revoked.get("deleted"):  # its seats show the name its stored rows have now
+            for room in (*self.rooms.values(), *self.finished.values()):
+                room.lobby.rename(revoked["player"], DELETED_NAME)
+            self.finished.clear()
+        for client in self._clients_of(revoked["player"]):
+            if revoked["family"] is not None and client.family != revoked["family"]:
+                continue
+            if revoked["keep"] is not None and client.family == revoked["keep"]:
+                continue
+            if ban:
+                client.send(told)
+                client.shut(BANNED, "banned")
+            else:
                 client.shut(SIGNED_OUT, "signed out")
-        if revoked.get("ban"):
+        if ban or revoked.get("deleted"):  # D36; a deleted account's seats go the same way (D53)
             unseat_banned(self.rooms.values(), revoked["player"])
+
+    def people_here(self) -> set[str]:
+        """Every player this process serves: connected here, or seated as a person (or a
+        program) at an open or running table it writes (deletions.py asks which of them
+        are deleted)."""
+        found = {c.player_id for room in (*self.rooms.values(), *self.finished.values())
+                 for c in room.clients}
+        for room in self.rooms.values():
+            if room.owned and room.status in ("open", "running"):
+                found.update(s.player_id for s in room.lobby.seats.values()
+                             if s.player_id is not None and s.kind != "bot")
+        return found
+
+    def _clients_of(self, player_id: str) -> list[Client]:
+        """This process's connections of `player_id`, at every table it holds."""
+        rooms = {id(r): r for r in (*self.rooms.values(), *self.finished.values())}
+        return [c for room in rooms.values() for c in room.clients if c.player_id == player_id]
 
     def adopt(self, room: Room) -> None:
         """A room read back from the store, now held by this process."""

@@ -21,6 +21,7 @@ from fastapi import Request, Response
 from itsdangerous import BadSignature, URLSafeSerializer
 from starlette.requests import HTTPConnection
 
+from trusis.server import sanctions
 from trusis.server.errors import LobbyError
 from trusis.server.names import player_name
 from trusis.server.store import Player, Store, TokenOwner, new_id
@@ -143,8 +144,19 @@ class Identity:
         """The signed-in player, or a 401 that says how to sign in."""
         owner = await self.owner(request)
         if owner is None:
+            banned = await self.banned(request)
+            if banned is not None:  # told why, not asked for a name (D53)
+                raise sanctions.banned_error(banned)
             raise LobbyError(401, "not_signed_in", "choose a name first (POST /api/guest)")
         return owner.player
+
+    async def banned(self, connection: HTTPConnection) -> sanctions.BanFacts | None:
+        """The ban of the player whose session the request still carries, if one ended it:
+        only a request that came with a token nobody owns pays this lookup."""
+        token = self.presented_token(connection)
+        if token is None:
+            return None
+        return await sanctions.ban_of(self.store.engine, token)
 
     async def check_scope(self, request: HTTPConnection) -> None:
         """A program's seat token plays its seat (the WebSocket, ws.py) and reads its own

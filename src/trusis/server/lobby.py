@@ -81,10 +81,13 @@ async def me(request: Request) -> dict[str, Any]:
 @router.get("/session")
 async def session(request: Request) -> dict[str, Any]:
     """Who you are, or `null` for a visitor who has not chosen a name yet: the page asks it
-    on every first visit, where a visitor with no account is no error (unlike `/me`)."""
-    owner = await deps.identity(request).owner(request)
+    on every first visit, where a visitor with no account is no error (unlike `/me`).
+    A browser whose session a ban ended is told the ban's end and reason (D53)."""
+    identity = deps.identity(request)
+    owner = await identity.owner(request)
     if owner is None:
-        return {"player": None}
+        banned = await identity.banned(request)
+        return {"player": None} if banned is None else {"player": None, "banned": banned}
     player = owner.player
     return {"player": {"id": player.id, "name": player.name, "kind": player.kind}}
 

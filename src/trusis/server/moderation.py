@@ -193,14 +193,19 @@ async def sanction(player_id: str, body: SanctionIn, request: Request) -> dict[s
     reason = body.reason.strip()
     if not reason:
         raise LobbyError(422, "needs_reason", "say why", field="reason")
+    at = time.time()
     async with engine.begin() as conn:
         sanction_id = await sanctions.give(conn, player_id, body.kind, reason, me.id, until,
-                                           body.report)
+                                           body.report, at)
         if body.kind == "ban":
             await sanctions.keep_banned_tokens(conn, player_id, until)
         await audit.write(conn, me.id, body.kind, player_id, reason, until, body.report)
     if body.kind == "ban":  # every token ends, every connection closes, seats go to bots
-        await deps.sessions(request).revoke(player_id, ban=True)
+        await deps.sessions(request).revoke(player_id, ban=sanctions.BanFacts(
+            until=until, reason=reason))
+    elif body.kind == "warning":  # to the open pages at once, on every process (D53)
+        await deps.hub(request).warned(player_id, sanctions.WarningFacts(
+            id=sanction_id, reason=reason, at=at))
     return {"id": sanction_id, "kind": body.kind, "until": until}
 
 

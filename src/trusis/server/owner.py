@@ -22,6 +22,7 @@ from trusis.server.protocol import ActionIn
 from trusis.server.requests import LobbyRequest, LobbyResult, Revoked
 from trusis.server.restore import load_room, read_tables
 from trusis.server.room import Room
+from trusis.server.sanctions import WarningFacts
 from trusis.server.store import Store
 from trusis.server.timers import start_timers
 
@@ -55,6 +56,8 @@ class Holder(Protocol):
     async def run_lobby(self, room: Room, request: LobbyRequest) -> LobbyResult: ...
 
     def close_revoked(self, revoked: Revoked) -> None: ...
+
+    def tell_warning(self, player_id: str, warning: WarningFacts) -> None: ...
 
 
 class Owner(Protocol):
@@ -96,6 +99,9 @@ class Owner(Protocol):
 
     async def tell_revoked(self, revoked: Revoked) -> None:
         """Tokens were revoked here: every other process closes their connections."""
+
+    async def tell_warned(self, player_id: str, warning: WarningFacts) -> None:
+        """A warning was given here: every other process tells its connections of it."""
 
 
 class LocalOwner:
@@ -148,4 +154,7 @@ class LocalOwner:
         return None  # the writer's own copy: every action it stored is in it
 
     async def tell_revoked(self, revoked: Revoked) -> None:
+        return None  # no other process
+
+    async def tell_warned(self, player_id: str, warning: WarningFacts) -> None:
         return None  # no other process

@@ -22,7 +22,7 @@ from trusis.server.address import client_address
 from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
 from trusis.server.history import leaderboard, profile
-from trusis.server.personal import DELETED_NAME, forget_player, player_data
+from trusis.server.personal import forget_player, player_data
 from trusis.server.quota import quota
 from trusis.server.room import Room
 from trusis.server.store import new_id
@@ -220,10 +220,8 @@ async def delete_me(request: Request, response: Response) -> dict[str, Any]:
     identity = deps.identity(request)
     player = await identity.player(request)
     await forget_player(deps.store(request).engine, player.id)
-    await deps.sessions(request).revoke(player.id)  # its connections close, everywhere
-    hub = deps.hub(request)
-    for room in list(hub.rooms.values()) + list(hub.finished.values()):
-        room.lobby.rename(player.id, DELETED_NAME)
-    hub.finished.clear()
+    # Its seats show "Deleted player", its connections close and its seats go as a ban's
+    # do, on every process (hub.py, D53).
+    await deps.sessions(request).revoke(player.id, deleted=True)
     await identity.sign_out(request, response)
     return {"deleted": True}

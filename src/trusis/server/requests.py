@@ -33,6 +33,9 @@ class Revoked(TypedDict):
     family: str | None
     keep: str | None
     ban: NotRequired[bool]  # a ban (moderation.py): the player's seats go too (banning.py)
+    until: NotRequired[float | None]  # a ban's end (None: never), said before the close
+    reason: NotRequired[str]  # a ban's reason, said as its end is (D53)
+    deleted: NotRequired[bool]  # a deleted account: its seats go as a ban's do (D53)
 
 
 @dataclass(frozen=True)

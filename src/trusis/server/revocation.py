@@ -14,6 +14,7 @@ import time
 from trusis.server.errors import LobbyError
 from trusis.server.hub import Hub
 from trusis.server.requests import Revoked
+from trusis.server.sanctions import BanFacts
 from trusis.server.store import Store
 
 PASSWORD_TRIES = 5
@@ -46,18 +47,24 @@ class Sessions:
         self.tries[key] = (count + 1, since)
 
     async def revoke(self, player_id: str, family: str | None = None,
-                     keep: str | None = None, ban: bool = False) -> None:
+                     keep: str | None = None, ban: BanFacts | None = None,
+                     deleted: bool = False) -> None:
         """End one sign-in (`family`), every one but `keep`, or (neither) all of them;
-        for a ban (moderation.py) the player's seats also go, on every process, and so do
-        the program seats they made: a program answers for its maker (D41), or a banned
-        host would play on through it."""
+        for a ban (moderation.py) the connections hear its end and reason before they close
+        (D53), the player's seats also go, on every process, and so do the program seats
+        they made: a program answers for its maker (D41), or a banned host would play on
+        through it. A deleted account (`deleted`) loses its seats as a ban's (D53)."""
         await self.store.drop_tokens(player_id, family, keep)
         revoked = Revoked(player=player_id, family=family, keep=keep)
-        if ban:
-            revoked["ban"] = True
+        if ban is not None:
+            revoked["ban"], revoked["until"], revoked["reason"] = True, ban["until"], \
+                ban["reason"]
+        if deleted:
+            revoked["deleted"] = True
         await self.hub.revoked(revoked)
-        if ban:
+        if ban is not None:
             for program in await self.store.programs_of(player_id):
                 await self.store.drop_tokens(program)
                 await self.hub.revoked(Revoked(player=program, family=None, keep=None,
-                                               ban=True))
+                                               ban=True, until=ban["until"],
+                                               reason=ban["reason"]))

@@ -55,12 +55,14 @@ async def active(engine: AsyncEngine, player_id: str, kind: SanctionKind) -> San
 
 
 async def give(conn: AsyncConnection, player_id: str, kind: SanctionKind, reason: str,
-               by: str, until: float | None, report_id: str | None) -> str:
-    """Record a sanction (in the caller's transaction, with its audit line)."""
+               by: str, until: float | None, report_id: str | None,
+               at: float | None = None) -> str:
+    """Record a sanction (in the caller's transaction, with its audit line), given `at`
+    (now by default)."""
     sanction_id = new_id(12)
     await conn.execute(insert(schema.sanctions).values(
         id=sanction_id, player_id=player_id, kind=kind, reason=reason, by_id=by,
-        at=time.time(), until=until, report_id=report_id))
+        at=time.time() if at is None else at, until=until, report_id=report_id))
     return sanction_id
 
 
@@ -89,27 +91,58 @@ async def keep_banned_tokens(conn: AsyncConnection, player_id: str,
         await conn.execute(insert(b).values(hash=digest, player_id=player_id, until=until))
 
 
-def banned_error(until: float | None) -> LobbyError:
+class WarningFacts(TypedDict):
+    """A warning as its player reads it: `GET /api/me/warnings`, the `warning` frame."""
+
+    id: str
+    reason: str
+    at: float
+
+
+class BanFacts(TypedDict):
+    """What a banned player is told (D36, D53): when the ban ends (None: never) and the
+    moderator's reason, as a warning shows its reason. Never who gave it."""
+
+    until: float | None
+    reason: str
+
+
+def banned_error(ban: BanFacts) -> LobbyError:
     return LobbyError(403, "banned", "you are banned from this server"
-                      + ("" if until is None else " until the date given"), until=until)
+                      + ("" if ban["until"] is None else " until the date given"),
+                      until=ban["until"], reason=ban["reason"])
+
+
+async def ban_of(engine: AsyncEngine, token: str | None,
+                 player_id: str | None = None) -> BanFacts | None:
+    """The ban in force of the player whose session `token` was (kept by
+    `keep_banned_tokens` when the ban revoked it), or of `player_id`: its end and reason."""
+    now = time.time()
+    b = schema.banned_tokens
+    banned: tuple[str, float | None] | None = None
+    if token is not None and len(token) <= 200:
+        async with engine.connect() as conn:
+            row = (await conn.execute(select(b.c.player_id, b.c.until).where(
+                b.c.hash == token_hash(token), or_(b.c.until.is_(None), b.c.until > now))
+            )).first()
+        if row is not None:
+            banned = (row[0], row[1])
+    who = banned[0] if banned is not None else player_id
+    found = None if who is None else await active(engine, who, "ban")
+    if found is not None:
+        return BanFacts(until=found["until"], reason=found["reason"])
+    if banned is not None:  # its sanction's row is gone: the token's own end still holds
+        return BanFacts(until=banned[1], reason="")
+    return None
 
 
 async def refuse_banned(engine: AsyncEngine, connection: HTTPConnection,
                         token: str | None, player_id: str | None = None) -> None:
-    """403 `banned` for a banned player signing in, or a browser that held their session."""
-    now = time.time()
-    b = schema.banned_tokens
-    if token is not None and len(token) <= 200:
-        async with engine.connect() as conn:
-            row = (await conn.execute(select(b.c.until).where(
-                b.c.hash == token_hash(token), or_(b.c.until.is_(None), b.c.until > now))
-            )).first()
-        if row is not None:
-            raise banned_error(row[0])
-    if player_id is not None:
-        found = await active(engine, player_id, "ban")
-        if found is not None:
-            raise banned_error(found["until"])
+    """403 `banned` (with the ban's end and reason) for a banned player signing in, or a
+    browser that held their session."""
+    found = await ban_of(engine, token, player_id)
+    if found is not None:
+        raise banned_error(found)
 
 
 async def unseen_warnings(engine: AsyncEngine, player_id: str) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from trusis.server.commands import numbered
 from trusis.server.errors import LobbyError
 from trusis.server.guard import same_origin
 from trusis.server.handover import returnable
-from trusis.server.hub import SIGNED_OUT, Hub
+from trusis.server.hub import BANNED, SIGNED_OUT, Hub, banned_frame
 from trusis.server.identity import SUBPROTOCOL, Identity, offered_protocols
 from trusis.server.protocol import PROTOCOL, Act, BadFrame, Hello, Ping, dumps, parse
 from trusis.server.quota import quota
@@ -67,11 +67,16 @@ def subprotocol(websocket: WebSocket) -> str | None:
     return SUBPROTOCOL if SUBPROTOCOL in offered_protocols(websocket) else None
 
 
-async def _turn_away(websocket: WebSocket, code: int, reason: str) -> None:
+async def _turn_away(websocket: WebSocket, code: int, reason: str,
+                     told: bytes | None = None) -> None:
     """Close with one of the documented codes. A close before `accept` would reach the
     client as a bare HTTP 403 rejection of the upgrade, which names no reason; so the
-    upgrade is accepted and closed at once, before anything else is read or sent."""
+    upgrade is accepted and closed at once, before anything else is read (after `told`,
+    the one frame a closing code may need: a ban's end and reason)."""
     await websocket.accept(subprotocol(websocket))
+    if told is not None:
+        with contextlib.suppress(Exception):
+            await websocket.send_text(told.decode("utf-8"))
     await websocket.close(code, reason)
 
 
@@ -89,6 +94,11 @@ async def play(websocket: WebSocket) -> None:
         return
     owner = await identity.owner(websocket)
     if owner is None:
+        banned = await identity.banned(websocket)
+        if banned is not None:  # the session a ban ended: told so, not asked for a name
+            await _turn_away(websocket, BANNED, "banned",
+                             banned_frame(banned["until"], banned["reason"]))
+            return
         await _turn_away(websocket, 4401, "not signed in")
         return
     if owner.table_id is not None and owner.table_id != table_id:
@@ -155,8 +165,13 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
             room.catch_up(client, last_seq)
             if room.status == CLOSED:  # closed by its host while this one waited (D51)
                 client.shut(CLOSED_CODE, "table_closed")
-        if await app.state.identity.recheck(websocket) is None:
-            client.shut(SIGNED_OUT, "signed out")  # revoked while it waited for the room
+        identity: Identity = app.state.identity
+        if await identity.recheck(websocket) is None:  # revoked while it waited for the room
+            banned = await identity.banned(websocket)
+            if banned is not None:
+                client.send(banned_frame(banned["until"], banned["reason"]))
+            client.shut(SIGNED_OUT if banned is None else BANNED,
+                        "signed out" if banned is None else "banned")
         await _serve(websocket, hub, room, client, app.state.settings.max_frame)
     finally:
         room.part(client)

@@ -8,7 +8,8 @@ Three kinds of channel (names in `channel`):
   commands and lobby requests, and which seats each follower has connected;
 - `r:<node>` — answers to one process's forwarded requests;
 - `s:revoked` — sessions ended on one process (sessions.py), whose open
-  connections every process closes.
+  connections every process closes, and warnings given there, which every
+  process tells its connections of the player at once.
 
 Pub/sub delivers to whoever listens at that moment and keeps nothing, so
 nothing relies on it alone: a follower checks the database by stream number

@@ -4,8 +4,8 @@ Four channels carry them (bus.py): a game's owner channel (`o:<table>`: commands
 lobby requests and presence, to the process that writes the game), its table
 channel (`t:<table>`: what the writer stored and the table's lobby facts, to the
 processes that follow it), each process's reply channel (`r:<node>`: answers) and
-the sessions channel (revoked tokens). `k` names the kind; a message that does not
-decode is logged and dropped by the bus, never half-read.
+the sessions channel (revoked tokens, and warnings to tell at once). `k` names the
+kind; a message that does not decode is logged and dropped by the bus, never half-read.
 """
 
 from __future__ import annotations
@@ -140,7 +140,9 @@ class Reply(_Message):
 
 class Revoked(_Message):
     """Tokens revoked on process `sender`: one sign-in's (`family`), or all of a player's
-    but `keep`'s, or all; `ban`: the player's seats go too (banning.py)."""
+    but `keep`'s, or all; `ban`: the player's seats go too (banning.py), and the
+    connections are told the ban's end (`until`) and `reason` (D53); `deleted`: an account
+    deleted, whose seats go as a ban's (D53)."""
 
     k: Literal["revoked"] = "revoked"
     sender: str
@@ -148,9 +150,24 @@ class Revoked(_Message):
     family: str | None
     keep: str | None
     ban: bool = False
+    until: float | None = None
+    reason: str = ""
+    deleted: bool = False
 
 
-Message = Annotated[Act | Lobby | Presence | Actions | TableFacts | Reply | Revoked,
+class Warned(_Message):
+    """A moderator warned `player` on process `sender`: every process sends its connections
+    of that player the `warning` frame (D53)."""
+
+    k: Literal["warned"] = "warned"
+    sender: str
+    player: str
+    id: str
+    reason: str
+    at: float
+
+
+Message = Annotated[Act | Lobby | Presence | Actions | TableFacts | Reply | Revoked | Warned,
                     Field(discriminator="k")]
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 

@@ -41,6 +41,7 @@ from trusis.server.cluster.messages import (
     Reply,
     Revoked,
     TableFacts,
+    Warned,
     encode,
 )
 from trusis.server.cluster.replica import (
@@ -56,6 +57,7 @@ from trusis.server.records import stored_seats
 from trusis.server.requests import Revoked as Revocation
 from trusis.server.restore import load_room, refill, take_charge
 from trusis.server.room import Room
+from trusis.server.sanctions import WarningFacts
 from trusis.server.store import Store
 from trusis.server.timers import start_timers
 
@@ -102,6 +104,8 @@ class Node(Keeping):
         self.untaken: dict[str, int] = {}
         self.on_revoked: Callable[[Revocation], None] | None = None
         """The hub closes the connections of tokens another process revoked."""
+        self.on_warned: Callable[[str, WarningFacts], None] | None = None
+        """The hub tells its connections of a player of a warning given elsewhere."""
 
     # -- life ------------------------------------------------------------------
 
@@ -298,15 +302,29 @@ class Node(Keeping):
         Their requests already fail, since every process asks the database."""
         await self.bus.publish(SESSIONS, Revoked(
             sender=self.name, player=revoked["player"], family=revoked["family"],
-            keep=revoked["keep"], ban=bool(revoked.get("ban"))))
+            keep=revoked["keep"], ban=bool(revoked.get("ban")), until=revoked.get("until"),
+            reason=revoked.get("reason", ""), deleted=bool(revoked.get("deleted"))))
+
+    async def tell_warned(self, player_id: str, warning: WarningFacts) -> None:
+        """A warning given here: every other process tells its connections of the player."""
+        await self.bus.publish(SESSIONS, Warned(sender=self.name, player=player_id,
+                                                id=warning["id"], reason=warning["reason"],
+                                                at=warning["at"]))
 
     def _message(self, name: str, message: Message) -> None:
         """One message heard on one of this process's channels (bus.py)."""
         kind, _, key = name.removeprefix("trusis:").partition(":")
         if isinstance(message, Revoked):
             if message.sender != self.name and self.on_revoked is not None:
-                self.on_revoked(Revocation(player=message.player, family=message.family,
-                                           keep=message.keep, ban=message.ban))
+                self.on_revoked(Revocation(
+                    player=message.player, family=message.family, keep=message.keep,
+                    ban=message.ban, until=message.until, reason=message.reason,
+                    deleted=message.deleted))
+            return
+        if isinstance(message, Warned):
+            if message.sender != self.name and self.on_warned is not None:
+                self.on_warned(message.player, WarningFacts(
+                    id=message.id, reason=message.reason, at=message.at))
             return
         if isinstance(message, Reply):
             self.forward.heard(message)

@@ -32,6 +32,7 @@ from trusis.server.owner import CommandRequest, Holder
 from trusis.server.peers import LocalPeers
 from trusis.server.requests import LobbyRequest, LobbyResult, Revoked
 from trusis.server.room import Room
+from trusis.server.sanctions import WarningFacts
 from trusis.server.seat import Seat
 from trusis.server.store import Player
 
@@ -51,6 +52,7 @@ class ClusterOwner:
         self.node = Node(instance(label), holder.store, redis_url, lease_seconds,
                          holder.rooms, holder.adopt, self._serve)
         self.node.on_revoked = holder.close_revoked
+        self.node.on_warned = holder.tell_warning
 
     async def start(self) -> None:
         await self.node.start()  # each game goes to whichever process takes its lease
@@ -151,6 +153,9 @@ class ClusterOwner:
 
     async def tell_revoked(self, revoked: Revoked) -> None:
         await self.node.tell_revoked(revoked)
+
+    async def tell_warned(self, player_id: str, warning: WarningFacts) -> None:
+        await self.node.tell_warned(player_id, warning)
 
     async def _serve(self, room: Room, message: Request) -> Reply:
         """A request another process forwarded to this one, the game's writer."""
