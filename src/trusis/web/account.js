@@ -33,6 +33,7 @@ export function accountTools(app) {
   // Until the session is known, no button at all: a "Sign in" shown to someone signed in
   // (or a menu drawn again, closed, once their roles arrive) would take a quick click.
   if (!app.known) return h("span", { class: "acct-pending", attrs: { "aria-hidden": "true" } });
+  if (app.banned) return h("span", { class: "acct-pending", attrs: { "aria-hidden": "true" } });  // D53: no sign-in offered
   const me = app.me;
   if (me && me.kind === "account") return accountMenu(app, me);
   const guest = me && me.kind === "guest";

@@ -12,12 +12,14 @@ import { pageFor } from "./pages.js";
 import { loadStaff, showWarnings } from "./moderation.js";
 import { announce } from "./dialogs.js";
 import { applySrMode, setSrMode, srMode } from "./srmode.js";
+import { BannedScreen } from "./banned.js";
 
 const SOUND_KEY = "trusis.sound";
 
 class App {
   constructor() {
     this.me = null;
+    this.banned = null;  // {until, reason}: a ban ended this browser's session (D53)
     this.known = false;  // whether the session (and the staff roles) have been asked yet
     this.screen = null;
     this.rules = new RulesDialog();
@@ -31,6 +33,7 @@ class App {
       // A visitor with no name yet is no error: /api/session answers {"player": null}.
       const data = await get("/api/session");
       this.me = data.player || null;
+      this.banned = data.banned || null;
     } catch { this.me = null; }
     await loadStaff(this);
     this.known = true;
@@ -113,6 +116,24 @@ class App {
     }
   }
 
+  /**
+   * A ban ended this player's session (D53): every screen gives way to what happened, until
+   * when and why. `ban` is {until, reason} when the page was told (a `banned` frame, a 403
+   * `banned`); otherwise the session says it.
+   */
+  async showBanned(ban) {
+    if (!ban) {
+      try { ban = (await get("/api/session")).banned || null; } catch { ban = null; }
+      if (!ban) { this.setMe(null); return; }  // lifted meanwhile: a name can be chosen
+    }
+    const first = !this.banned;
+    this.banned = ban;
+    this.me = null;
+    this.header();
+    if (first || !(this.screen instanceof BannedScreen)) this.route();
+    else this.screen.render();
+  }
+
   setMe(player) {
     this.me = player;
     // The account menu is drawn once, with its staff entries: drawn before the roles arrive
@@ -133,8 +154,10 @@ class App {
     this.screen?.unmount();
     const main = $("#main");
     const match = location.pathname.match(/^\/t\/([^/]+)\/?$/);
-    const page = pageFor(this);
-    if (page) {
+    const page = this.banned ? null : pageFor(this);
+    if (this.banned) {
+      this.screen = new BannedScreen(this);
+    } else if (page) {
       this.screen = page;
     } else if (match) {
       const invite = new URLSearchParams(location.search).get("invite");
@@ -143,7 +166,7 @@ class App {
       this.screen = new Lobby(this);
     }
     this.screen.mount(main);
-    if (!page) document.title = match ? `${t("title.table")} — Trusis` : "Trusis";
+    if (!page && !this.banned) document.title = match ? `${t("title.table")} — Trusis` : "Trusis";
     main.focus({ preventScroll: true });
   }
 }

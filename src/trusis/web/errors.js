@@ -1,7 +1,7 @@
 // Refusals and errors, rendered from their code and parameters in the player's language.
 
 import { clockTime } from "./dom.js";
-import { capital, hasMsg, lang, msg, t } from "./i18n.js";
+import { capital, hasMsg, lang, msg, t, untilText } from "./i18n.js";
 
 /** A duration in the player's language: "40 s", "3 min", "1 min 30 s". */
 export function lapse(seconds) {
@@ -26,6 +26,7 @@ function readable(code, params, offset) {
 export function errorText(err, { offset = 0 } = {}) {
   const code = String(err?.code || "");
   const params = err?.params || {};
+  if (code === "banned") return banText(params);
   if (hasMsg(code)) return capital(msg(code, params));
   if (hasMsg(`refusal.${code}`)) return capital(msg(`refusal.${code}`, params));
   const key = `err.${code}`;
@@ -52,4 +53,11 @@ export function refusalText(answer, { seat = null, away = null } = {}) {
     return t(`you.${code}`);
   }
   return errorText(answer);
+}
+
+/** A ban as its player is told it (D53): "A moderator has banned you until 12 Mar 2027,
+ * 18:40. Reason: …" (or "for good"), from the HTTP refusal's params or the `banned` frame. */
+export function banText(ban) {
+  const said = t("err.banned", { until: untilText(ban?.until ?? null) });
+  return ban?.reason ? `${said} ${t("ban.reason", { reason: ban.reason })}` : said;
 }

@@ -3,6 +3,7 @@
 // The server sends codes and parameters; everything is rendered here, plurals included.
 
 import { get } from "./api.js";
+import { localeFor } from "./dom.js";
 
 export const LANGUAGES = ["en", "fr", "it"];
 const STORE_KEY = "trusis.lang";
@@ -133,9 +134,29 @@ export function msg(code, params = {}, namer = seatName) {
     else if (key === "winner") values[key] = state.msgs[`winner.${value}`] ?? value;
     else if (key === "team") values[key] = state.msgs[`team.${value}`] ?? value;
     else if (key === "by") values[key] = value === "bot" ? state.msgs["by.bot"] ?? value : value;
+    else if (key === "until") values[key] = untilText(value);
     else values[key] = value;
   }
   return fillTemplate(template, values);
+}
+
+/**
+ * A sanction's end (seconds since the epoch; null or 0: none) in the player's language and
+ * time zone: "until 18:40" today, "until 12 Mar 2027, 18:40" another day, "for good".
+ */
+export function untilText(epoch) {
+  const seconds = Number(epoch);
+  if (epoch === null || epoch === undefined || !Number.isFinite(seconds) || seconds <= 0) {
+    return state.msgs["until.never"] ?? "for good";
+  }
+  const end = new Date(seconds * 1000);
+  const locale = localeFor(state.lang);
+  if (end.toDateString() === new Date().toDateString()) {
+    const time = end.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
+    return fillTemplate(state.msgs["until.time"] ?? "until {time}", { time });
+  }
+  const date = end.toLocaleString(locale, { dateStyle: "medium", timeStyle: "short" });
+  return fillTemplate(state.msgs["until.date"] ?? "until {date}", { date });
 }
 
 /** The first letter in upper case: rendered codes start lower-case. */

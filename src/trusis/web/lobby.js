@@ -142,7 +142,11 @@ export class Lobby {
 
   async refresh() {
     clearTimeout(this.timer);
-    const mine = this.app.me ? get("/api/me/tables").catch(() => null) : Promise.resolve({ tables: [] });
+    // A ban ends the session: this request is the lobby's way to learn it (403 banned).
+    const mine = this.app.me ? get("/api/me/tables").catch((err) => {
+      if (err.code === "banned") this.app.showBanned(err.params);
+      return null;
+    }) : Promise.resolve({ tables: [] });
     try {
       const tables = listOf(await get("/api/tables"), "tables");
       this.drawTables(tables);

@@ -27,25 +27,38 @@ export async function loadStaff(app) {
   try { app.staff = (await get("/api/staff")).roles || []; } catch { app.staff = []; }
 }
 
-/** A moderator's warning, shown once: read and closed, it is marked seen. */
+const warned = new Set();  // the warnings this page has shown or queued
+let warnings = Promise.resolve();  // one dialog at a time, in the order they came
+
+/** A moderator's warnings not read yet (at a page load and a sign-in), each shown once. */
 export async function showWarnings(app) {
   if (!app.me) return;
-  let warnings = [];
-  try { warnings = (await get("/api/me/warnings")).warnings || []; } catch { return; }
-  for (const w of warnings) {
-    await new Promise((resolve) => {
-      const ok = h("button", { class: "btn btn-primary", type: "button", text: t("warn.ok") });
-      const dlg = h("dialog", { class: "dialog warning-dialog", attrs: { "aria-labelledby": "warn-title" } },
-        h("h2", { id: "warn-title", class: "dialog-title" }, "⚠ ", t("warn.title")),
-        h("p", { class: "dialog-body" }, t("warn.body")),
-        h("blockquote", { class: "report-reason" }, w.reason),
-        h("p", { class: "hint" }, when(w.at)),
-        h("div", { class: "dialog-buttons" }, ok));
-      const close = showModal(dlg, () => { post(`/api/me/warnings/${encodeURIComponent(w.id)}/seen`).catch(() => {}); resolve(); });
-      ok.addEventListener("click", close);
-      ok.focus();
-    });
-  }
+  let unread = [];
+  try { unread = (await get("/api/me/warnings")).warnings || []; } catch { return; }
+  for (const w of unread) showWarning(w);
+  await warnings;
+}
+
+/**
+ * One warning ({id, reason, at}: from GET /api/me/warnings, or the `warning` frame that
+ * brings it to an open game at once, D53), in its dialog: read and closed, it is marked seen.
+ */
+export function showWarning(w) {
+  if (!w?.id || warned.has(w.id)) return warnings;
+  warned.add(w.id);
+  warnings = warnings.then(() => new Promise((resolve) => {
+    const ok = h("button", { class: "btn btn-primary", type: "button", text: t("warn.ok") });
+    const dlg = h("dialog", { class: "dialog warning-dialog", attrs: { "aria-labelledby": "warn-title" } },
+      h("h2", { id: "warn-title", class: "dialog-title" }, "⚠ ", t("warn.title")),
+      h("p", { class: "dialog-body" }, t("warn.body")),
+      h("blockquote", { class: "report-reason" }, w.reason),
+      h("p", { class: "hint" }, when(w.at)),
+      h("div", { class: "dialog-buttons" }, ok));
+    const close = showModal(dlg, () => { post(`/api/me/warnings/${encodeURIComponent(w.id)}/seen`).catch(() => {}); resolve(); });
+    ok.addEventListener("click", close);
+    ok.focus();
+  }));
+  return warnings;
 }
 
 function when(epoch) {

@@ -13,6 +13,7 @@ import { safeKey } from "./dom.js";
 const FATAL = new Map([
   [4400, "bad_hello"], [4401, "not_signed_in"], [4403, "forbidden"], [4404, "no_such_table"],
   [4410, "table_closed"],
+  [4423, "banned"],  // after a `banned` frame: its end and reason (`this.ban`)
 ]);
 // 4410: the table was closed before its start; the reason is the refusal's code (D51).
 const GONE = new Set(["table_closed", "table_expired"]);
@@ -207,6 +208,9 @@ export class TableConnection {
 
   receive(data) {
     switch (data.type) {
+      case "banned":  // the close (4423) follows: the page says this, not "choose a name"
+        this.ban = { until: data.until ?? null, reason: data.reason || "" };
+        break;
       case "welcome":
         this.attempt = 0;
         this.limited = false;

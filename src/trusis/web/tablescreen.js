@@ -24,6 +24,7 @@ import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
 import { blockButton, loadBlocked } from "./blocks.js";
+import { showWarning } from "./moderation.js";
 
 const PHONE = "(max-width: 700px)"; // style.css: phones, and 200% zoom of a 1280 px screen
 const CLOSED = new Set(["table_closed", "table_closed_you", "table_expired"]); // before the start (D51)
@@ -151,6 +152,7 @@ export class TableScreen {
 
   fatal(code) {
     if (code === "not_signed_in") { this.needName(); return; }
+    if (code === "banned") { this.conn.stop(); this.app.showBanned(this.conn.ban || null); return; }
     // No table to show (a wrong link, a private table without its invite, a table closed
     // before its start): only the notice stays, not a waiting room that loads for ever nor
     // a status that says "disconnected".
@@ -216,6 +218,7 @@ export class TableScreen {
       case "snapshot": store.snapshot(m); break;
       case "events": store.events(m); break;
       case "error": this.actions.showRefusal({ code: m.code, params: {} }); break;
+      case "warning": showWarning(m); break;  // a moderator's, given mid-game (D53)
       case "pong": if (typeof m.now === "number") store.clock.offset = m.now - Date.now() / 1000; break;
       default: break;
     }
