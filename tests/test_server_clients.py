@@ -7,8 +7,11 @@ import json
 from typing import Any
 
 import orjson
+import pytest
 
-from trusis.server.clients import Client
+from trusis.server import clients
+from trusis.server.clients import QUEUE_LIMIT, Client
+from trusis.server.limits import Limits
 
 
 class SlowSocket:
@@ -71,11 +74,15 @@ class Wire:
     def __init__(self) -> None:
         self.open = True
         self.written: list[dict[str, Any]] = []
+        self.cuts: list[int] = []
 
     def write(self, data: bytes) -> bool:
         if self.open:
             self.written.append(orjson.loads(data))
         return self.open
+
+    def cut(self, code: int, reason: str) -> None:
+        self.cuts.append(code)
 
 
 def direct_client(socket: SlowSocket, wire: Wire) -> Client:
@@ -138,3 +145,127 @@ def test_a_goodbye_leaves_after_what_was_written_directly() -> None:
     socket, wire, client = asyncio.run(run())
     assert [m["now"] for m in wire.written] == [1] and socket.sent == []
     assert client.closed and client.writer is not None and client.writer.done()
+
+
+def pong(now: int) -> bytes:
+    return b'{"type": "pong", "now": %d}' % now
+
+
+def test_a_client_whose_queue_overflows_is_cut_at_once_and_keeps_nothing() -> None:
+    """The goodbye used to be queued behind the 500 frames, for a network that took none
+    of them: now the queue is dropped and the connection closed without waiting."""
+    async def run() -> tuple[Client, Wire]:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        wire.open = False  # its transport's buffer is full, and stays so
+        for n in range(QUEUE_LIMIT + 1):
+            client.send(pong(n))
+        assert client.closed and wire.cuts == [1013]  # at once, before any await
+        assert client.queue == [] and client.queued_bytes == 0 and client.writer is None
+        client.send(pong(0))  # after the cut: nothing
+        await client.stop()
+        return client, wire
+
+    client, wire = asyncio.run(run())
+    assert client.queue == [] and wire.cuts == [1013]
+
+
+def test_a_client_is_cut_once_its_queue_holds_too_many_bytes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(clients, "LIMITS", Limits(send_queue_bytes=10_000))
+
+    async def run() -> tuple[Client, Wire]:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        wire.open = False
+        big = b'{"type": "pong", "pad": "%b"}' % (b" " * 4000)
+        client.send(big * 3)  # one message may always wait, whatever its size
+        assert not client.closed and client.queued_bytes == len(big) * 3
+        client.send(pong(1))
+        assert client.closed and wire.cuts == [1013] and client.queued_bytes == 0
+        await client.stop()
+        return client, wire
+
+    asyncio.run(run())
+
+
+def test_merged_events_count_against_the_bound_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that never reads a running game's events gets them all folded into one
+    message: its size, not only the count of messages, is bounded."""
+    monkeypatch.setattr(clients, "LIMITS", Limits(send_queue_bytes=5_000))
+
+    async def run() -> Wire:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        wire.open = False
+        seq = 0
+        while not client.closed and seq < 1000:
+            seq += 1
+            client.send_events(seq, events(seq), orjson.dumps({"seq": seq}), clock(seq))
+        assert client.closed and len(client.queue) == 0 and seq < 200
+        await client.stop()
+        return wire
+
+    assert asyncio.run(run()).cuts == [1013]
+
+
+def test_a_table_message_waiting_is_replaced_by_the_next() -> None:
+    """`table` is the lobby's state whole: a client that is behind gets the newest one,
+    once, after what was queued before it, and nothing else changes order."""
+    async def run() -> SlowSocket:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        wire.open = False
+        for n in range(1, 6):
+            client.send_table(orjson.dumps({"type": "table", "table": {"n": n}}))
+            client.send(pong(n))
+        assert len(client.queue) == 6  # 5 pongs and the last table
+        assert client.queued_bytes == sum(len(m) for m in client.queue
+                                          if isinstance(m, bytes)) + len(
+            orjson.dumps({"type": "table", "table": {"n": 5}}))
+        socket.gate.set()
+        for _ in range(30):
+            await asyncio.sleep(0)
+        await client.stop()
+        return socket
+
+    sent = asyncio.run(run()).sent
+    assert [(m["type"], m.get("now", m.get("table", {}).get("n"))) for m in sent] == [
+        ("pong", 1), ("pong", 2), ("pong", 3), ("pong", 4), ("table", 5), ("pong", 5)]
+
+
+def test_a_client_whose_socket_takes_nothing_for_too_long_is_cut(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(clients, "LIMITS", Limits(send_stall_seconds=0.05))
+
+    async def run() -> tuple[Client, Wire]:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        wire.open = False
+        client.send(pong(1))
+        await asyncio.sleep(0.02)
+        assert not client.closed  # behind, not yet for too long
+        await asyncio.sleep(0.1)
+        assert client.closed and wire.cuts == [1013]
+        await client.stop()
+        return client, wire
+
+    client, _ = asyncio.run(run())
+    assert client.writer is None
+
+
+def test_a_goodbye_the_network_does_not_take_is_cut_by_stop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`stop` waits GOODBYE_SECONDS for a goodbye, then drops the connection rather than
+    leave it holding what its transport could not send."""
+    async def run() -> Wire:
+        socket, wire = SlowSocket(), Wire()
+        client = direct_client(socket, wire)
+        wire.open = False
+        client.send(pong(1))
+        client.shut(4401, "signed out")
+        await client.stop()
+        return wire
+
+    monkeypatch.setattr(clients, "GOODBYE_SECONDS", 0.05)
+    assert asyncio.run(run()).cuts == [4401]

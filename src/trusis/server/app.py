@@ -24,6 +24,7 @@ from trusis.rules.roles import ROLES
 from trusis.server import (
     blocks,
     chatcap,
+    clients,
     deps,
     lobby,
     logs,
@@ -138,7 +139,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessions = Sessions(store, hub)
         app.state.balance = Balance(settings.balance_games, settings.limits)
         app.state.quota = Quota(settings.limits, hub)
-        chatcap.LIMITS = settings.limits
+        chatcap.LIMITS = clients.LIMITS = settings.limits
         passwords.share(settings.limits.password_jobs_per_address)
         app.state.ends = EndCache(settings.limits.summaries_cached)
         if settings.metrics_port is not None or settings.metrics_token:

@@ -10,7 +10,16 @@ A client that is behind does not get views that are already out of date: two
 `events` messages waiting next to each other in its queue become one, with the
 events of both, in order, and the newer view (`send_events`). Nothing is
 delayed for this and no event is left out; a busy server sends fewer frames,
-and each frame costs far more to compress and write than its view to build.
+and each frame costs far more to compress and write than its view to build. A `table`
+message is the table's lobby facts as a whole, so a newer one drops the one still waiting
+(`send_table`): a host changing seats in a loop queues one, not one per change.
+
+What waits for a client is bounded — QUEUE_LIMIT messages, `send_queue_bytes` bytes, and
+`send_stall_seconds` without its socket taking any (limits.py) — and a client past a bound
+is cut at once (`cut`): its queue dropped, its connection closed without waiting for the
+network, its place freed and its seat's grace begun (ws.py). A goodbye queued behind 500
+frames for a client that never reads never left, and the client, its queue and its seat's
+"connected" lasted as long as its TCP connection (one address held 1.2 GB that way).
 """
 
 from __future__ import annotations
@@ -23,12 +32,18 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket
 
 from trusis.server import metrics
+from trusis.server.inflow import GOODBYE_SECONDS
+from trusis.server.limits import Limits
 from trusis.server.transport import DirectFrames
 
 QUEUE_LIMIT = 500
-"""Messages waiting for one client before it is dropped as too slow."""
-GOODBYE_SECONDS = 2.0
-"""How long a closing connection's goodbye (its close code) may take to leave."""
+"""Messages waiting for one client before it is cut as too slow."""
+TOO_SLOW = (1013, "too slow: reconnect to catch up")
+ENVELOPE = 48
+"""Bytes of an `events` message besides its parts (`Events.frame`), counted as waiting."""
+LIMITS = Limits()
+"""`send_queue_bytes` and `send_stall_seconds`: set once at start-up from the server's
+settings (app.lifespan), as the other limits read where a request is not at hand."""
 
 
 @dataclass(slots=True)
@@ -49,6 +64,31 @@ class Events:
         return b'{"type":"events","seq":%d,"events":[%b],"view":%b,"clock":%b}' % (
             self.seq, self.events, self.view, self.clock)
 
+    def size(self) -> int:
+        return len(self.events) + len(self.view) + len(self.clock) + ENVELOPE
+
+
+@dataclass(slots=True)
+class TableState:
+    """A `table` message waiting to be sent: the table's lobby facts whole (room.info), which
+    the next one makes useless (`Client.send_table`)."""
+
+    data: bytes
+
+    def frame(self) -> bytes:
+        return self.data
+
+    def size(self) -> int:
+        return len(self.data)
+
+
+Message = bytes | Events | TableState
+
+
+def size(message: Message) -> int:
+    """The bytes a waiting message holds (counted against `send_queue_bytes`)."""
+    return len(message) if isinstance(message, bytes) else message.size()
+
 
 @dataclass(eq=False, slots=True)
 class Client:
@@ -58,11 +98,13 @@ class Client:
     seat: int | None
     lang: str = "en"
     seq: int = 0  # the last stream number sent to this client
-    queue: list[bytes | Events | None] = field(default_factory=list)
+    queue: list[Message | None] = field(default_factory=list)
     """Lists, not deques: a deque costs 770 bytes empty, a list 64, and 5,000 clients'
     queues hold next to nothing most of the time (a front pop is a short move)."""
     queued_at: list[float] = field(default_factory=list)
     """When each message of `queue` was queued (a merged one keeps the first's time)."""
+    queued_bytes: int = 0
+    """What the messages of `queue` hold (`size`), bounded by `send_queue_bytes`."""
     waiter: asyncio.Future[None] | None = None
     """What the writer awaits while the queue is empty: a bare future rather than an
     `asyncio.Event`, whose wait and set cost more per frame (bench/sendpath.py)."""
@@ -74,27 +116,39 @@ class Client:
     nothing may go direct meanwhile, or it would overtake that message."""
     closed: bool = False
     family: str = ""  # the sign-in whose token opened it: closed when that ends
-    goodbye: tuple[int, str] = (1013, "too slow: reconnect to catch up")
+    goodbye: tuple[int, str] = TOO_SLOW
     direct: DirectFrames | None = None
     """This server's own transport (transport.py): a frame with nothing queued before it
     is written at once, without the writer task and ASGI's chain of coroutines. The
     queue is for a client the network holds back (its transport's buffer is full) and
     for a goodbye; without `direct` (a test client, another server) every frame queues."""
 
-    def send(self, message: bytes | Events) -> None:
+    def send(self, message: Message) -> None:
         if self.closed:
             return
         if not self.queue and not self.sending and self.direct is not None:
-            data = message.frame() if isinstance(message, Events) else message
+            data = message if isinstance(message, bytes) else message.frame()
             if self.direct.write(data):
                 if (figures := metrics.FIGURES) is not None:
                     figures.broadcast.observe(0.0)
                 return
-        if len(self.queue) >= QUEUE_LIMIT:
-            self.closed = True
-            self._enqueue(None)
+        held = size(message)
+        if len(self.queue) >= QUEUE_LIMIT or (
+                self.queue and self.queued_bytes + held > LIMITS.send_queue_bytes > 0):
+            self.cut(*TOO_SLOW)  # one message may always wait, whatever its size
         else:
-            self._enqueue(message)
+            self._enqueue(message, held)
+
+    def send_table(self, data: bytes) -> None:
+        """Send a `table` message: one still waiting is dropped, since this one says all it
+        said (the lobby's state, not events), and this one is queued last."""
+        if self.queue and not self.closed:
+            for index, waiting in enumerate(self.queue):
+                if isinstance(waiting, TableState):
+                    del self.queue[index], self.queued_at[index]
+                    self.queued_bytes -= waiting.size()
+                    break
+        self.send(TableState(data))
 
     def shut(self, code: int, reason: str) -> None:
         """Close with `code` once what is queued before is sent (its session ended)."""
@@ -102,12 +156,33 @@ class Client:
             return
         self.goodbye = (code, reason)
         self.closed = True
-        self._enqueue(None)
+        self._enqueue(None, 0)
 
-    def _enqueue(self, message: bytes | Events | None) -> None:
+    def cut(self, code: int, reason: str) -> None:
+        """Close now: what waits is dropped, and with `direct` the connection is closed
+        without waiting for the network — the close frame behind what its transport holds,
+        the app's read ended at once, the transport dropped if that has not left within
+        GOODBYE_SECONDS (`DirectFrames.cut`). Without it (a test client) the goodbye is
+        all that is left queued."""
+        self.queue.clear()
+        self.queued_at.clear()
+        self.queued_bytes = 0
+        self.goodbye = (code, reason)
+        self.closed = True
+        if self.direct is None:
+            self._enqueue(None, 0)
+            return
+        writer, self.writer = self.writer, None
+        if writer is not None and writer is not asyncio.current_task():
+            writer.cancel()  # it waits for a network that does not take its frame
+        self.waiter = None
+        self.direct.cut(code, reason)
+
+    def _enqueue(self, message: Message | None, held: int) -> None:
         """The one way into the queue: `queued_at` stays beside it, item for item."""
         self.queue.append(message)
         self.queued_at.append(time.perf_counter())
+        self.queued_bytes += held
         if self.writer is None:
             self.writer = asyncio.create_task(self._write(), name=f"client {self.player_id}")
         waiter = self.waiter
@@ -121,10 +196,14 @@ class Client:
         the one still waiting last."""
         last = self.queue[-1] if self.queue else None
         if isinstance(last, Events) and not self.closed:
+            held = last.size()
             last.seq = seq
             last.events = b",".join(part for part in (last.events, events) if part)
             last.view = view
             last.clock = clock
+            self.queued_bytes += last.size() - held
+            if self.queued_bytes > LIMITS.send_queue_bytes > 0:
+                self.cut(*TOO_SLOW)  # events keep coming to a client that takes none
             return
         self.send(Events(seq, events, view, clock))
 
@@ -141,17 +220,30 @@ class Client:
     async def _write_one(self) -> bool:
         """Send the first message queued; False once the connection is over. Its own
         frame, so that a writer waiting for the next message keeps nothing of the last
-        (its view, frame and text: 5 KB a client, 50 KB a table at rest)."""
+        (its view, frame and text: 5 KB a client, 50 KB a table at rest). A message the
+        network does not take within `send_stall_seconds` cuts the client."""
         message = self.queue.pop(0)
         since = self.queued_at.pop(0)
+        stall = LIMITS.send_stall_seconds or None
         if message is None:
-            with contextlib.suppress(Exception):
-                await self.websocket.close(*self.goodbye)
+            try:
+                async with asyncio.timeout(stall):
+                    await self.websocket.close(*self.goodbye)
+            except TimeoutError:
+                if self.direct is not None:
+                    self.cut(*self.goodbye)
+            except Exception:
+                pass
             return False
-        data = message.frame() if isinstance(message, Events) else message
+        self.queued_bytes -= size(message)
+        data = message if isinstance(message, bytes) else message.frame()
         self.sending = True
         try:
-            await self.websocket.send_text(data.decode("utf-8"))  # text frames: JSON
+            async with asyncio.timeout(stall):
+                await self.websocket.send_text(data.decode("utf-8"))  # text frames: JSON
+        except TimeoutError:
+            self.cut(*TOO_SLOW)
+            return self.direct is None  # without it, the goodbye `cut` queued comes next
         except Exception:
             self.closed = True
             return False
@@ -163,13 +255,20 @@ class Client:
 
     async def stop(self) -> None:
         """The connection is over: a goodbye queued by `shut` still leaves (its code says
-        why), anything else still queued is dropped."""
+        why) if the network takes it within GOODBYE_SECONDS, anything else still queued is
+        dropped, and a connection whose writer is still held by the network is cut rather
+        than left holding its transport's buffer."""
         shut = self.closed  # by `shut` or a full queue: the writer is sending its goodbye
         self.closed = True
-        if self.writer is not None and shut and not self.writer.done():
+        writer = self.writer
+        if writer is None:  # none started, or `cut` let it go
+            return
+        if shut and not writer.done():
             with contextlib.suppress(TimeoutError, Exception):
-                await asyncio.wait_for(asyncio.shield(self.writer), GOODBYE_SECONDS)
-        if self.writer is not None:
-            self.writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.writer
+                await asyncio.wait_for(asyncio.shield(writer), GOODBYE_SECONDS)
+        if not writer.done():
+            writer.cancel()
+            if self.direct is not None:
+                self.direct.cut(*self.goodbye)
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer

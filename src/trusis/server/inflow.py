@@ -43,6 +43,10 @@ PONG = b"\x8a"
 DECODED = 64 * 1024
 """Bytes of messages (after inflating) parsed in one turn: a piece's worth of compressed
 frames can hold 16 KiB each."""
+GOODBYE_SECONDS = 2.0
+"""How long a connection closed by the server has for its close to leave (and be answered)
+before its transport is dropped: a peer that reads nothing would keep it, and its buffer,
+for good (`transport.close` waits for the buffer to drain)."""
 
 
 class PacedProtocol(WebSocketsSansIOProtocol):

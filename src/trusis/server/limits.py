@@ -92,6 +92,11 @@ class Limits:
     """D52: how long a seat's player must have been away (no connection anywhere) before
     the host may hand the seat to a person, when it departed without its player leaving
     on purpose (R52's grace ran out, D18). A bot may take it at once; 0: no wait."""
+    send_queue_bytes: int = 64 * 1024
+    """Bytes of messages waiting for one client (past its connection's write buffer) before
+    it is cut as too slow (clients.py); one message always may wait, whatever its size."""
+    send_stall_seconds: float = 30.0
+    """How long a client's socket may take no more of what waits for it before it is cut."""
 
     @classmethod
     def from_env(cls) -> Limits:

@@ -56,7 +56,8 @@ async def health(request: Request) -> Response:
         "running": sum(1 for r in rooms if r.status == "running"), "clients": len(clients),
         "loop_lag_ms": round(request.app.state.lag.worst_ms(), 1),
         "commit_queue": deps.store(request).queued(),
-        "send_queue": sum(len(c.queue) for c in clients), **hub.owner.health()}
+        "send_queue": sum(len(c.queue) for c in clients),
+        "send_queue_bytes": sum(c.queued_bytes for c in clients), **hub.owner.health()}
     return JSONResponse(data, status_code=200 if data["ok"] else 503)
 
 

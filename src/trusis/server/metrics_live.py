@@ -49,8 +49,11 @@ class Live(Collector):
         yield GaugeMetricFamily("trusis_send_queue", "Messages waiting in every client's send "
                                 "queue.", sum(len(c.queue) for c in clients))
         yield GaugeMetricFamily("trusis_send_queue_longest", "The longest client send queue "
-                                "(a client is dropped at 500).",
+                                "(a client is cut at 500).",
                                 max((len(c.queue) for c in clients), default=0))
+        yield GaugeMetricFamily("trusis_send_queue_bytes", "Bytes of the messages waiting in "
+                                "every client's send queue.",
+                                sum(c.queued_bytes for c in clients))
         yield from self.hub.owner.metric_families()
 
 def start(hub: Hub, store: Store, lag: LoopLag) -> metrics.Figures:

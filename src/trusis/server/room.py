@@ -142,7 +142,7 @@ class Room:
         self.clients.add(client)
         if client.seat is not None:
             self.here(client.seat)
-        client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+        client.send_table(dumps({"type": "table", "table": self.info(client.player_id)}))
         if self.waiting_chat:  # what was said before the start, also once it has started
             client.send(dumps({"type": "waiting_chat", "lines": list(self.waiting_chat)}))
         self.table_soon()  # the others: one message for every join close together
@@ -191,7 +191,7 @@ class Room:
 
     def broadcast_table(self) -> None:
         for client in list(self.clients):
-            client.send(dumps({"type": "table", "table": self.info(client.player_id)}))
+            client.send_table(dumps({"type": "table", "table": self.info(client.player_id)}))
         self.peers.table_changed()  # followers show the same lobby facts
 
     def waiting_say(self, seat: int, text: str) -> None:

@@ -12,13 +12,16 @@ bare server (bench/bare.py) takes the same setting, so that both are measured al
 Nothing a client reads changes: compression is negotiated per connection, and a client
 that offered it reads uncompressed frames when the server declines.
 
-The same protocol writes the game's frames at once (`DirectFrames`) and takes what a
-connection sends a piece per turn of the event loop (`inflow.PacedProtocol`).
+The same protocol writes the game's frames at once (`DirectFrames`), takes what a
+connection sends a piece per turn of the event loop (`inflow.PacedProtocol`), and drops a
+connection that its app has closed but that reads nothing (`DirectFrames.cut`,
+`run_asgi`), which asyncio's `close` would keep for good.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any, Literal, get_args
 
@@ -31,7 +34,7 @@ from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFact
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
-from trusis.server.inflow import PacedProtocol
+from trusis.server.inflow import GOODBYE_SECONDS, PacedProtocol
 
 Compression = Literal["deflate", "off", "wide"]
 """deflate: the default (above); off: frames go uncompressed (no memory, about 12 % less
@@ -72,10 +75,11 @@ class DirectFrames:
     is not, `write` says so and the caller queues the frame for the ASGI path, which waits
     or fails as it always did (clients.py)."""
 
-    __slots__ = ("_protocol",)
+    __slots__ = ("_cut", "_protocol")
 
     def __init__(self, protocol: WebSocketsSansIOProtocol) -> None:
         self._protocol: WebSocketsSansIOProtocol | None = protocol
+        self._cut = False
 
     def write(self, data: bytes) -> bool:
         """Send `data` (UTF-8 JSON) as one text frame now; False if it cannot go now."""
@@ -90,6 +94,29 @@ class DirectFrames:
             return False
         protocol.transport.write(b"".join(protocol.conn.data_to_send()))
         return True
+
+    def cut(self, code: int, reason: str) -> None:
+        """Close now, without waiting for the network (clients.py `Client.cut`): the close
+        frame goes behind what the transport holds, the app reads at once that the
+        connection ended (its read loop does not wait for the client to send something),
+        and the transport is dropped unless the close is answered within GOODBYE_SECONDS.
+        uvicorn's close waits for the transport to take the frame first, and asyncio's
+        `close` for its buffer to drain: for a client that never reads, neither comes."""
+        protocol = self._protocol
+        if protocol is None or protocol.disconnected or self._cut:
+            return
+        self._cut = True
+        transport = protocol.transport
+        if not protocol.close_sent and not transport.is_closing():
+            with contextlib.suppress(InvalidState):
+                protocol.conn.send_close(code, reason)
+            transport.write(b"".join(protocol.conn.data_to_send()))
+            protocol.queue.put_nowait({"type": "websocket.disconnect", "code": code,
+                                       "reason": reason})
+        protocol.close_sent = True
+        if protocol.close_timer is not None:  # uvicorn's, which would only `close`
+            protocol.close_timer.cancel()
+        protocol.close_timer = protocol.loop.call_later(GOODBYE_SECONDS, transport.abort)
 
     def release(self) -> None:
         """The connection is lost: nothing more to write, and no cycle back to it."""
@@ -126,6 +153,7 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
             _uncycle(made)
             self.direct: DirectFrames | None = None
             self.release: Callable[[], None] | None = None
+            self.abort_due: asyncio.TimerHandle | None = None
 
         def count_until_lost(self, release: Callable[[], None]) -> None:
             """Call `release` when the connection ends: its address's count of open
@@ -138,8 +166,21 @@ def protocol(compression: Compression) -> type[asyncio.Protocol]:
                 self.direct = DirectFrames(self)
                 self.scope["extensions"][DIRECT] = {"frames": self.direct}
 
+        async def run_asgi(self) -> None:
+            """uvicorn's; then a connection its app is done with is dropped if it is not
+            gone once a close handshake has had its time (uvicorn's `close_timeout`): the
+            transport's `close` waits for its buffer to drain, which a peer that reads
+            nothing never lets happen."""
+            await super().run_asgi()
+            if not self.disconnected:
+                self.abort_due = self.loop.call_later(self.close_timeout,
+                                                      self.transport.abort)
+
         def connection_lost(self, exc: Exception | None) -> None:
             super().connection_lost(exc)
+            if self.abort_due is not None:
+                self.abort_due.cancel()
+                self.abort_due = None
             _uncycle(self.conn)  # nothing reads from a lost connection
             if self.direct is not None:
                 self.direct.release()  # the scope outlives us in the app's frames: no cycle
