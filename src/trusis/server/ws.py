@@ -209,8 +209,8 @@ async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,
             return
         except KeyError:  # a binary frame
             raw = ""
-        if len(raw) > max_frame:
-            await websocket.close(1009, f"frames are limited to {max_frame} bytes")
+        if len(raw) > max_frame:  # closes, as every goodbye, within a bounded time
+            client.shut(1009, f"frames are limited to {max_frame} bytes")
             return
         try:
             message = parse(raw)
@@ -219,7 +219,7 @@ async def _serve(websocket: WebSocket, hub: Hub, room: Room, client: Client,
             client.send(dumps({"type": "error", "code": "bad_message", "field": err.field,
                                "message": err.message, **({"id": err.id} if err.id else {})}))
             if malformed >= MALFORMED_LIMIT:
-                await websocket.close(4429, "too many malformed messages")
+                client.shut(4429, "too many malformed messages")
                 return
             continue
         if isinstance(message, Ping):
