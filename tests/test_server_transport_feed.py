@@ -16,7 +16,12 @@ from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 
 from trusis.server.inflow import DECODED, FEED, PIECE
+from trusis.server.limits import Limits
 from trusis.server.transport import protocol
+
+UNBUDGETED = Limits(frames_per_socket_10s=0)
+"""The pacing is tested here with thousands of frames, far past the frame budget, which
+the last test (and tests/test_server_frame_budget.py) tests on its own."""
 
 
 class FakeTransport(asyncio.Transport):
@@ -76,13 +81,14 @@ def keeper(taken: list[str], close_after: int | None = None) -> Any:
     return app
 
 
-async def connected(taken: list[str], app: Any = None, compression: str = "off"
-                    ) -> tuple[Any, FakeTransport]:
+async def connected(taken: list[str], app: Any = None, compression: str = "off",
+                    budget: Limits = UNBUDGETED) -> tuple[Any, FakeTransport]:
     """A connection that has been accepted by `app` (by default `keeper(taken)`); with
     compression, the client offered permessage-deflate as browsers do."""
     config = Config(app or keeper(taken), ws_max_size=16 * 1024, log_level="warning")
     config.load()
-    made = protocol(compression)(config, ServerState(), {}, asyncio.get_running_loop())
+    made = protocol(compression, budget)(config, ServerState(), {},
+                                         asyncio.get_running_loop())
     transport = FakeTransport()
     made.connection_made(transport)
     key = base64.b64encode(os.urandom(16)).decode()
@@ -219,6 +225,28 @@ def test_a_client_that_pings_and_does_not_read_is_owed_one_pong() -> None:
         made.resume_writing()
         pong = bytes(transport.out[before:])
         assert pong == bytes([0x8A, 4]) + b"2999"  # one pong, for the last ping
+        made.connection_lost(None)
+
+    asyncio.run(run())
+
+
+def test_a_connection_may_send_its_budget_of_frames_at_once_and_not_one_more() -> None:
+    """`frames_per_socket_10s` frames at once, of any kind, are read; a frame past them
+    closes the connection (4429), and nothing after it reaches the app."""
+
+    async def run() -> None:
+        taken: list[str] = []
+        made, transport = await connected(taken, budget=Limits(frames_per_socket_10s=100))
+        ping = masked_text(b'{"type":"ping"}')
+        control = masked_text(b"", opcode=0x9)
+        made.data_received(ping * 60 + control * 40)  # 100: the budget
+        await settle(taken, 60)
+        assert len(taken) == 60 and not transport.closed
+        made.data_received(ping * 20)  # a few milliseconds later: about nothing earned
+        await settle(taken, 61)
+        assert transport.closed and len(taken) == 60
+        assert b"\x88" in transport.out and b"too many frames" in transport.out
+        assert made.close_sent  # the app was told the connection ended (it returned)
         made.connection_lost(None)
 
     asyncio.run(run())

@@ -175,7 +175,8 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
 
     config = uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
-        log_level=log_level.lower(), ws=protocol(compression), ws_max_size=settings.max_frame,
+        log_level=log_level.lower(), ws=protocol(compression, settings.limits),
+        ws_max_size=settings.max_frame,
         access_log=access_log, proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)

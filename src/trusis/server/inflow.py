@@ -15,7 +15,12 @@ bounds each of these:
   reading paused meanwhile, so a client holds at most one read and one piece's messages;
 - while the peer does not read (the transport's buffer is over its high-water mark), its
   pings are owed one pong, sent when it reads again (RFC 6455, 5.5.3: a pong may answer
-  only the latest ping).
+  only the latest ping);
+- every frame it sends, of any kind, spends one of its budget (`frames_burst` at once, then
+  `frames_per_second`), and a message comes in `fragments_most` frames at most: past
+  either it is closed with TOO_MANY (`_refuse`). Pacing bounds how much a connection is
+  served per turn, not for how long: an endless message of empty continuation frames, or
+  pings without end, were 5.4 million frames in 15 s, most of a core, every one accepted.
 
 A connection that is lost drops what it had not parsed: nothing of it was acknowledged,
 and a client sends its commands again, with the same ids, when it reconnects.
@@ -24,12 +29,18 @@ and a client sends its commands again, with the same ids, when it reconnects.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.protocol import Event
+
+log = logging.getLogger("trusis.server")
 
 PIECE = 16 * 1024
 """Bytes of a connection's input parsed in one turn of the event loop, at most."""
@@ -43,14 +54,24 @@ PONG = b"\x8a"
 DECODED = 64 * 1024
 """Bytes of messages (after inflating) parsed in one turn: a piece's worth of compressed
 frames can hold 16 KiB each."""
+TOO_MANY = 4429
+"""The close code of a connection over its frame budget (docs/protocol.md)."""
 GOODBYE_SECONDS = 2.0
 """How long a connection closed by the server has for its close to leave (and be answered)
 before its transport is dropped: a peer that reads nothing would keep it, and its buffer,
 for good (`transport.close` waits for the buffer to drain)."""
+MESSAGE_STARTS = (Opcode.TEXT, Opcode.BINARY)
 
 
 class PacedProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's protocol, with its input paced and its pongs bounded (above)."""
+    """uvicorn's protocol, with its input paced and budgeted and its pongs bounded (above)."""
+
+    frames_burst = 0.0
+    """Frames a connection may send at once (0: no budget); the subclass made by
+    `transport.protocol` sets these from the server's limits (limits.py)."""
+    frames_per_second = 0.0
+    fragments_most = 0
+    """Frames one message may come in (0: any number)."""
 
     def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -61,6 +82,9 @@ class PacedProtocol(WebSocketsSansIOProtocol):
         """The next `_feed`, when one is scheduled."""
         self.decoded = 0  # bytes of messages queued by this turn's `_feed`
         self.owed_pong: bytes | None = None
+        self.frame_tokens = self.frames_burst
+        self.frame_stamp = self.loop.time()
+        self.fragments = 0  # frames of the message being received
 
     def data_received(self, data: bytes) -> None:
         if self.unread:  # a piece is pending: its turn comes (`_feed_soon`, `receive`)
@@ -120,6 +144,81 @@ class PacedProtocol(WebSocketsSansIOProtocol):
         if self.close_sent and self.unread and not self._over():
             self._feed_soon()  # the app takes nothing more: the client's close reply is
             # somewhere in what is left
+
+    def handle_events(self) -> None:
+        """uvicorn's, after the frames are counted against the budget (`_refusal`)."""
+        events = self.conn.events_received()
+        if not events:
+            return
+        refused = self._refusal(events)
+        if refused is not None:
+            self._refuse(refused)
+            return
+        for event in events:
+            if isinstance(event, Request):
+                self.handle_connect(event)
+            elif not isinstance(event, Frame):
+                continue  # a server receives no responses
+            elif event.opcode is Opcode.TEXT:
+                self.handle_text(event)
+            elif event.opcode is Opcode.CONT:
+                self.handle_cont(event)
+            elif event.opcode is Opcode.BINARY:
+                self.handle_bytes(event)
+            elif event.opcode is Opcode.PING:
+                self.handle_ping()
+            elif event.opcode is Opcode.PONG:
+                self.handle_pong(event)
+            elif event.opcode is Opcode.CLOSE:
+                self.handle_close(event)
+
+    def _refusal(self, events: list[Event]) -> str | None:
+        """Why these frames are one too many (None: they are not): each spends one of the
+        budget, and a message may come in `fragments_most` frames."""
+        frames = 0
+        most = self.fragments_most
+        for event in events:
+            if not isinstance(event, Frame):
+                continue
+            frames += 1
+            if event.opcode in MESSAGE_STARTS:
+                self.fragments = 1
+            elif event.opcode is Opcode.CONT:
+                self.fragments += 1
+            else:
+                continue  # a control frame, between the fragments of a message or not
+            if self.fragments > most > 0:
+                return f"a message in more than {most} frames"
+            if event.fin:
+                self.fragments = 0
+        burst = self.frames_burst
+        if frames and burst > 0:
+            now = self.loop.time()
+            self.frame_tokens = min(burst, self.frame_tokens + (now - self.frame_stamp)
+                                    * self.frames_per_second) - frames
+            self.frame_stamp = now
+            if self.frame_tokens < 0:
+                return (f"too many frames: {burst:.0f} at once, then "
+                        f"{self.frames_per_second:g} a second")
+        return None
+
+    def _refuse(self, reason: str) -> None:
+        """Close with TOO_MANY now: nothing more of the connection is read, its app reads
+        that it ended, and its transport is dropped unless it is gone within
+        GOODBYE_SECONDS. Said once in the log: a connection is refused once."""
+        client = (self.scope.get("client") if self.handshake_complete else None) or self.client
+        log.warning("a WebSocket from %s was closed (%d): %s",
+                    client[0] if client else "?", TOO_MANY, reason)
+        self.conn.fail(TOO_MANY, reason)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        if not self.close_sent:
+            self.close_sent = True
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": TOO_MANY,
+                                   "reason": reason})
+        self.transport.close()
+        if self.close_timer is not None:
+            self.close_timer.cancel()
+        self.close_timer = self.loop.call_later(GOODBYE_SECONDS, self.transport.abort)
 
     def handle_ping(self) -> None:
         if self.writable.is_set():

@@ -97,6 +97,11 @@ class Limits:
     it is cut as too slow (clients.py); one message always may wait, whatever its size."""
     send_stall_seconds: float = 30.0
     """How long a client's socket may take no more of what waits for it before it is cut."""
+    frames_per_socket_10s: int = 1000
+    """WebSocket frames of every kind one connection may send at once, then as many per
+    10 s (inflow.py): past it the connection is closed with 4429."""
+    fragments_per_message: int = 16
+    """Frames one WebSocket message may come in (browsers send one): past it, 4429."""
 
     @classmethod
     def from_env(cls) -> Limits:

@@ -13,9 +13,9 @@ Nothing a client reads changes: compression is negotiated per connection, and a 
 that offered it reads uncompressed frames when the server declines.
 
 The same protocol writes the game's frames at once (`DirectFrames`), takes what a
-connection sends a piece per turn of the event loop (`inflow.PacedProtocol`), and drops a
-connection that its app has closed but that reads nothing (`DirectFrames.cut`,
-`run_asgi`), which asyncio's `close` would keep for good.
+connection sends a piece per turn of the event loop and within a budget of frames
+(`inflow.PacedProtocol`), and drops a connection that its app has closed but that reads
+nothing (`DirectFrames.cut`, `run_asgi`), which asyncio's `close` would keep for good.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
 from trusis.server.inflow import GOODBYE_SECONDS, PacedProtocol
+from trusis.server.limits import Limits
 
 Compression = Literal["deflate", "off", "wide"]
 """deflate: the default (above); off: frames go uncompressed (no memory, about 12 % less
@@ -138,11 +139,18 @@ def _uncycle(conn: ServerProtocol) -> None:
     conn.parser.close()
 
 
-def protocol(compression: Compression) -> type[asyncio.Protocol]:
-    """uvicorn's websockets-sansio protocol with this compression (uvicorn's `ws` option)."""
+def protocol(compression: Compression, limits: Limits | None = None
+             ) -> type[asyncio.Protocol]:
+    """uvicorn's websockets-sansio protocol with this compression (uvicorn's `ws` option),
+    and the frame budget of these limits (their defaults when None)."""
     chosen = extensions(compression)
+    budget = limits or Limits()
 
     class Protocol(PacedProtocol):
+        frames_burst = float(budget.frames_per_socket_10s)
+        frames_per_second = budget.frames_per_socket_10s / 10
+        fragments_most = budget.fragments_per_message
+
         def __init__(self, config: Config, server_state: ServerState,
                      app_state: dict[str, Any],
                      _loop: asyncio.AbstractEventLoop | None = None) -> None:
