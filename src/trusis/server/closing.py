@@ -99,5 +99,5 @@ def closed_here(room: Room) -> None:
         room.table_due.cancel()
         room.table_due = None
     for client in list(room.clients):
-        client.send(dumps({"type": "table", "table": room.info(client.player_id)}))
+        client.send_table(dumps({"type": "table", "table": room.info(client.player_id)}))
         client.shut(CLOSED_CODE, "table_closed")
