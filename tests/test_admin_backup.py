@@ -5,11 +5,14 @@ the end (R30–R35)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +148,50 @@ def test_postgresql_as_the_doc_says_pg_dump_mid_game_and_pg_restore_resume_the_g
             restored.stop()
     finally:
         drop_database(restored_url)
+
+
+def test_the_backup_is_its_owners_alone_from_its_first_byte(tmp_path: Path) -> None:
+    """Under the usual umask (0022) the copy was -rw-r--r--: anyone on the machine could
+    read its password hashes, chats, private messages and reports, while the live database
+    is 0600. It is created 0600, and not made so afterwards."""
+    (tmp_path / "db").mkdir()
+    source = new_database("sqlite", tmp_path / "db")
+    server = ServerProcess(source)
+    server.start()
+    server.stop()
+    copy = tmp_path / "copy.db"
+    done = subprocess.run(
+        ["sh", "-c", 'umask 0022 && exec "$0" -m trusis admin backup "$1" --database "$2"',
+         sys.executable, str(copy), source], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert copy.stat().st_mode & 0o777 == 0o600, oct(copy.stat().st_mode)
+
+
+def test_the_partial_copy_is_private_before_sqlite_writes_to_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No window where it is readable: the file SQLite opens to write the copy into is 0600
+    already (its journal takes the file's mode), so no chmod follows."""
+    from trusis.server import backup
+
+    source = tmp_path / "live.db"
+    with sqlite3.connect(source) as db:
+        db.execute("CREATE TABLE t (x TEXT)")
+        db.execute("INSERT INTO t VALUES ('a private message')")
+    seen: dict[str, int] = {}
+    real = sqlite3.connect
+
+    def connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        path = Path(str(database))
+        if path.name.endswith(".partial"):
+            seen["mode"] = path.stat().st_mode & 0o777
+        return real(database, *args, **kwargs)
+
+    monkeypatch.setattr(backup.sqlite3, "connect", connect)
+    monkeypatch.setattr(backup.Path, "chmod", lambda *a, **k: pytest.fail("chmod after"))
+    old = os.umask(0o022)
+    try:
+        backup.backup_sqlite(source, tmp_path / "copy.db")
+    finally:
+        os.umask(old)
+    assert seen == {"mode": 0o600}
+    assert (tmp_path / "copy.db").stat().st_mode & 0o777 == 0o600

@@ -36,14 +36,28 @@ def sqlite_file(database_url: str) -> Path:
     return path
 
 
+def private_new_file(path: Path) -> None:
+    """Create `path` empty, readable and writable by its owner only (0600) from its first
+    moment, whatever the umask: a backup holds password hashes, chats, private messages and
+    reports, as the live database (0600, config.private_file) does. A `.partial` left by a
+    backup that was killed is ours and replaced; a symbolic link there is never followed."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0),
+                     0o600))
+
+
 def backup_sqlite(source: Path, destination: Path) -> int:
     """Copy `source` to `destination` (which must not exist); the copy's size in bytes.
     Written beside the destination first and renamed once complete, so that a failed or
-    interrupted backup leaves no file that looks like a backup."""
+    interrupted backup leaves no file that looks like a backup. The copy is created 0600
+    before SQLite writes a byte to it (its journal takes the same mode), and keeps that
+    mode through the rename: never a moment when others on the machine may read it."""
     if destination.exists():
         raise BackupError(f"{destination} exists already: give a new file name")
     partial = destination.with_name(destination.name + ".partial")
     try:
+        private_new_file(partial)
         with contextlib.closing(sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True,
                                                 timeout=30)) as src, \
                 contextlib.closing(sqlite3.connect(partial)) as dst:
