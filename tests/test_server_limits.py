@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -306,6 +307,44 @@ def test_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         refused(host.http.post("/api/tables", json={"name": "two"}), 429,
                 "too_many_open_tables")
         host.close()
+
+
+@pytest.mark.parametrize(("env", "flags", "named", "said"), [
+    ({"TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR": "abc"}, [],
+     "TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR", "a whole number, 0 or more"),
+    ({"TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR": "-5"}, [],
+     "TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR", "a whole number, 0 or more"),
+    ({"TRUSIS_LIMIT_ABANDONED_SECONDS": "nan"}, [],
+     "TRUSIS_LIMIT_ABANDONED_SECONDS", "a number of seconds, 0 or more"),
+    ({"TRUSIS_LIMIT_BOGUS": "3"}, [], "TRUSIS_LIMIT_BOGUS", "guests_per_address_hour"),
+    ({}, ["--limit", "guests_per_address_hour=abc"], "--limit guests_per_address_hour",
+     "a whole number, 0 or more"),
+    ({}, ["--limit", "bogus=1"], "--limit bogus", "guests_per_address_hour"),
+    ({}, ["--limit", "guests_per_address_hour"], "--limit guests_per_address_hour",
+     "NAME=VALUE"),
+    ({"TRUSIS_METRICS_TOKEN": "short"}, [], "TRUSIS_METRICS_TOKEN", "16 characters"),
+    ({}, ["--metrics-token", "short"], "--metrics-token", "16 characters"),
+])
+def test_a_bad_limit_is_one_sentence_naming_the_setting_given(
+        env: dict[str, str], flags: list[str], named: str, said: str, tmp_path: Path) -> None:
+    """An operator's trial: `TRUSIS_LIMIT_GUESTS_PER_ADDRESS_HOUR=abc` (or -5) stopped the
+    server with a Python traceback, `TRUSIS_LIMIT_BOGUS=3` was silently ignored, `--limit`'s
+    error ("invalid literal for int() with base 10") named no limit, and a short metrics
+    token from TRUSIS_METRICS_TOKEN was blamed on --metrics-token. Each is now one line,
+    `error: SETTING …`, exit status 2 as every bad option (docs/record.md, "Exit codes"),
+    naming the setting the operator used and what it takes; nothing is created."""
+    done = subprocess.run([sys.executable, "-m", "trusis", "serve", "--database",
+                           f"sqlite:///{tmp_path / 'never.db'}", *flags],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env}, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {named}"), done.stderr
+    assert said in lines[0], lines[0]
+    if named.startswith("TRUSIS_"):
+        assert "--" not in lines[0].split(":")[0], lines[0]
+    assert not (tmp_path / "never.db").exists()
 
 
 async def _at_once(server: ServerProcess, token: str, path: str, body: dict[str, Any],

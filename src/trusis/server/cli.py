@@ -7,13 +7,16 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import make_url
 
+from trusis.cli.common import fail
 from trusis.server import onefile
 from trusis.server.config import Settings, default_database_url, sqlite_file
+from trusis.server.limits import LimitError, Limits
 from trusis.server.logs import LogFormat
 from trusis.server.transport import DEFAULT_COMPRESSION, Compression
 
 
 def serve_command(
+    ctx: typer.Context,
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on.")] = 8000,
     database: Annotated[str | None, typer.Option(
@@ -78,29 +81,33 @@ def serve_command(
     ] = DEFAULT_COMPRESSION,
 ) -> None:
     """Start the game server: play Trusis together in the browser."""
+    try:
+        limits = Limits.from_env()
+    except LimitError as err:
+        fail(str(err))
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
                         lease_seconds=lease_seconds, token_days=token_days,
-                        secure_cookies=secure_cookies)
+                        secure_cookies=secure_cookies, limits=limits)
     if node:
         settings.node = node[:64]
     for item in limit or ():
-        name, _, value = item.partition("=")
+        name, equals, value = item.partition("=")
+        if not equals:
+            fail(f"--limit {item}: give NAME=VALUE, such as guests_per_address_hour=60")
         try:
-            settings.limits.set(name.strip(), value.strip())
-        except ValueError as err:
-            raise typer.BadParameter(str(err), param_hint="--limit") from None
+            settings.limits.set(name.strip(), value)
+        except LimitError as err:
+            fail(str(err))
     if redis and not settings.database_url.startswith("postgresql"):
-        raise typer.BadParameter(
-            "several processes share one PostgreSQL database: give --database "
-            "postgresql://user@host/dbname with --redis", param_hint="--redis")
+        fail("--redis: several processes share one PostgreSQL database: give --database "
+             "postgresql://user@host/dbname with --redis")
     if metrics_token is not None and len(metrics_token.strip()) < 16:
-        raise typer.BadParameter("give a metrics token of 16 characters or more",
-                                 param_hint="--metrics-token")
+        fail(f"{_given(ctx, 'metrics_token', '--metrics-token', 'TRUSIS_METRICS_TOKEN')}: give a "
+             "metrics token of 16 characters or more")
     if metrics_port is not None and metrics_port == port:
-        raise typer.BadParameter("the metrics port must differ from --port",
-                                 param_hint="--metrics-port")
+        fail("--metrics-port: the metrics port must differ from --port")
     settings.metrics_port = metrics_port
     settings.metrics_token = (metrics_token or "").strip()
     settings.log_json = log_format == "json"
@@ -115,6 +122,13 @@ def serve_command(
             raise typer.Exit(2) from None
     run(settings, log_level, log_format, access_log, metrics_host, forwarded_allow_ips,
         ws_compression)
+
+
+def _given(ctx: typer.Context, param: str, option: str, variable: str) -> str:
+    """The option's name, or its environment variable's when the value came from there:
+    an error names the setting the operator actually gave."""
+    source = ctx.get_parameter_source(param)
+    return variable if getattr(source, "name", "") == "ENVIRONMENT" else option
 
 
 def _where(host: str, port: int) -> str:

@@ -11,10 +11,13 @@ to 0 is off.
 
 from __future__ import annotations
 
+import math
 import os
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from trusis.rules.errors import quoted
 from trusis.server.errors import LobbyError
 from trusis.server.ratelimit import Bucket
 from trusis.server.seat import RoomStatus
@@ -104,24 +107,49 @@ class Limits:
     """Frames one WebSocket message may come in (browsers send one): past it, 4429."""
 
     @classmethod
-    def from_env(cls) -> Limits:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        """The defaults, with every `TRUSIS_LIMIT_NAME` of the environment; a LimitError
+        for a name that is no limit (a misspelt one is not silently ignored) or a bad value,
+        naming the variable."""
         limits = cls()
-        for item in fields(cls):
-            raw = os.environ.get(ENV_PREFIX + item.name.upper())
-            if raw is not None and raw.strip():
-                limits.set(item.name, raw)
+        found = os.environ if environ is None else environ
+        for key in sorted(k for k in found if k.upper().startswith(ENV_PREFIX)):
+            raw = found[key]
+            name = key[len(ENV_PREFIX):].lower()
+            if name not in NAMES:
+                raise LimitError(f"{key}: there is no limit {name!r}; {THE_LIMITS}")
+            if raw.strip():
+                limits.set(name, raw, setting=key)
         return limits
 
-    def set(self, name: str, raw: str) -> None:
-        """One limit from text (`--limit name=value`); a ValueError names what is wrong."""
-        known = {f.name: f for f in fields(self)}
-        if name not in known:
-            raise ValueError(f"no limit {name!r}; the limits are: {', '.join(known)}")
-        kind = float if known[name].type in ("float", float) else int
-        value = kind(raw)
-        if value < 0:
-            raise ValueError(f"{name} is at least 0")
+    def set(self, name: str, raw: str, setting: str | None = None) -> None:
+        """One limit from text (`--limit name=value`, or the environment variable
+        `setting`); a LimitError is one sentence naming the setting and what it takes."""
+        said = setting or f"--limit {name}"
+        if name not in NAMES:
+            raise LimitError(f"{said}: there is no limit {name!r}; {THE_LIMITS}")
+        seconds = NAMES[name] in ("float", float)
+        wanted = ("a number of seconds, 0 or more" if seconds
+                  else "a whole number, 0 or more") + " (0 turns this limit off)"
+        value: int | float
+        try:
+            text = raw.strip()
+            value = float(text) if seconds else int(text) if text.isascii() else -1
+        except ValueError:
+            value = -1
+        if value < 0 or not math.isfinite(value):
+            raise LimitError(f"{said} is {quoted(raw)}: give {wanted}")
         setattr(self, name, value)
+
+
+class LimitError(ValueError):
+    """A limit's setting is wrong: one sentence that names the setting (`--limit NAME` or
+    the environment variable) and says what values it takes."""
+
+
+NAMES = {f.name: f.type for f in fields(Limits)}
+THE_LIMITS = ("the limits are " + ", ".join(NAMES)
+              + " (docs/deploy.md, \"Limits per player and per address\")")
 
 
 EXPIRED: RoomStatus = "expired"
