@@ -6,6 +6,7 @@ own deletion does (/api/me/data, DELETE /api/me)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -110,3 +111,26 @@ def test_export_and_delete_a_player(server: ServerProcess) -> None:
     server.start()
     assert rita.get("/api/me").status_code == 401
     rita.close()
+
+
+def test_an_admin_command_without_a_database_says_so_and_creates_nothing(
+        tmp_path: Path) -> None:
+    """An operator's trial: `trusis admin grant Opal admin` without --database, on a machine
+    where the server ran with another one, quietly created an empty SQLite file in the data
+    folder and answered "no player has the id or account name 'Opal'". Every admin command
+    now says there is no database there, and creates neither the file nor the folder."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    default = tmp_path / "data" / "trusis" / "trusis.db"
+    missing = tmp_path / "nowhere.db"
+    for args in (["grant", "Opal", "admin"], ["revoke", "Opal", "moderator"], ["players"],
+                 ["staff"], ["delete", "Opal", "--yes"], ["backup", str(tmp_path / "b.db")],
+                 ["grant", "Opal", "admin", "--database", f"sqlite:///{missing}"]):
+        done = subprocess.run([sys.executable, "-m", "trusis", "admin", *args],
+                              capture_output=True, text=True, timeout=60, env=env)
+        where = missing if "--database" in args else default
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
+        assert f"there is no database at {where}: start the server once" in done.stderr
+        assert "--database" in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists() and not missing.exists()
+    assert not (tmp_path / "b.db").exists()

@@ -23,8 +23,9 @@ from sqlalchemy import func, or_, select
 from trusis.cli.common import echo, fail, json_text
 from trusis.cli.draw import end_through_server
 from trusis.server import schema
-from trusis.server.backup import BackupError, backup_sqlite, sqlite_file
-from trusis.server.config import default_database_url, normalise_database_url
+from trusis.server.backup import BackupError, backup_sqlite, no_database
+from trusis.server.backup import sqlite_file as backup_source
+from trusis.server.config import default_database_url, normalise_database_url, sqlite_file
 from trusis.server.errors import LobbyError
 from trusis.server.personal import forget_player, player_data
 from trusis.server.staff import NotAnAccount, StaffRole, grant, revoke, staff
@@ -47,14 +48,20 @@ T = TypeVar("T")
 
 
 def _url(database: str | None) -> str:
-    return normalise_database_url(database or default_database_url())
+    return normalise_database_url(database or default_database_url(create=False))
 
 
 def _on_store(database: str | None, work: Callable[[Store], Awaitable[T]]) -> T:
     """Run `work` on the database, its schema brought up to date first (as the server
-    does at start: the same migrations, harmless when they have run)."""
+    does at start: the same migrations, harmless when they have run). An SQLite file that
+    is not there is refused, and nothing is created: SQLite would make an empty one, and
+    the command would answer as if the server had no players."""
+    url = _url(database)
+    if (path := sqlite_file(url)) is not None and not path.exists():
+        fail(no_database(path))
+
     async def run() -> T:
-        store = Store(_url(database))
+        store = Store(url)
         try:
             await store.migrate()
             return await work(store)
@@ -91,7 +98,7 @@ def backup_command(
 ) -> None:
     """A consistent copy of an SQLite database, safe while the server runs."""
     try:
-        size = backup_sqlite(sqlite_file(_url(database)), file)
+        size = backup_sqlite(backup_source(_url(database)), file)
     except BackupError as err:
         fail(str(err))
     echo(f"backed up to {file} ({size / 1e6:.1f} MB)")

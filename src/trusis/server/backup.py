@@ -32,8 +32,14 @@ def sqlite_file(database_url: str) -> Path:
         raise BackupError("an in-memory database cannot be backed up")
     path = Path(url.database)
     if not path.exists():
-        raise BackupError(f"there is no database at {path}")
+        raise BackupError(no_database(path))
     return path
+
+
+def no_database(path: Path) -> str:
+    """What an admin command says of an SQLite file that is not there (it creates none)."""
+    return (f"there is no database at {path}: start the server once (`trusis serve`), or "
+            "pass --database with the URL the server is given")
 
 
 def private_new_file(path: Path) -> None:

@@ -18,10 +18,18 @@ from trusis.server.limits import Limits
 APP_NAME = "trusis"
 
 
+def data_path() -> Path:
+    """Where the user's data folder for Trusis is (platformdirs), without creating it:
+    `~/.local/share/trusis` on Linux (`$XDG_DATA_HOME/trusis` when that is set),
+    `~/Library/Application Support/trusis` on macOS, `%LOCALAPPDATA%\\trusis` on Windows
+    (docs/deploy.md, "One process")."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
 def data_dir() -> Path:
-    """The user's data folder for Trusis (platformdirs), created if missing, readable by
+    """The user's data folder for Trusis (`data_path`), created if missing, readable by
     its owner only: it holds the games and the key that signs everybody's sessions."""
-    path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    path = data_path()
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     if path.stat().st_mode & 0o077:  # made by an older version, or by hand: tightened
         path.chmod(0o700)
@@ -56,9 +64,11 @@ def private_sqlite(url: str) -> None:
         private_file(path)
 
 
-def default_database_url() -> str:
-    """An embedded SQLite file in the user's data folder: no other service needed."""
-    return f"sqlite+aiosqlite:///{data_dir() / 'trusis.db'}"
+def default_database_url(create: bool = True) -> str:
+    """An embedded SQLite file in the user's data folder: no other service needed. With
+    `create` false the folder is not made (`trusis admin` reads a database, never starts
+    one)."""
+    return f"sqlite+aiosqlite:///{(data_dir() if create else data_path()) / 'trusis.db'}"
 
 
 def normalise_database_url(url: str) -> str:
