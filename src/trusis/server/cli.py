@@ -112,7 +112,8 @@ def serve_command(
     settings.metrics_token = (metrics_token or "").strip()
     settings.log_json = log_format == "json"
     kept = make_url(settings.database_url).render_as_string(hide_password=True)
-    settings.ready_message = (f"Trusis is ready: {_where(host, port)} Games are kept in "
+    settings.ready_message = (f"Trusis is ready: {_where(host, port, redis is not None)} "
+                              "Games are kept in "
                               f"{kept}. Ctrl+C stops the server.")
     if (path := sqlite_file(settings.database_url)) is not None:
         try:
@@ -131,10 +132,21 @@ def _given(ctx: typer.Context, param: str, option: str, variable: str) -> str:
     return variable if getattr(source, "name", "") == "ENVIRONMENT" else option
 
 
-def _where(host: str, port: int) -> str:
+def _where(host: str, port: int, clustered: bool = False) -> str:
     """Where to open the game, and for a server every address reaches, the address to
     send friends: a table's link copied from a page at localhost opens on no one else's
-    computer."""
+    computer. One of several processes (`--redis`) is not where anyone plays: it sits
+    behind a load balancer, whose public address the players open; it says where it
+    listens, for the proxy (and `/api/health`)."""
+    if clustered:
+        listens = f"http://{_bracketed(host)}:{port}/"
+        if host in ("0.0.0.0", "::"):
+            found = network_address()
+            listens = f"port {port} of every address of this machine" + (
+                f" (on its network: http://{found}:{port}/)" if found else "")
+        return (f"this process listens on {listens}, for the load balancer in front of the "
+                "processes (and /api/health); players open the proxy's public address, "
+                "not this process's.")
     if host in ("127.0.0.1", "::1", "localhost"):
         return (f"open http://localhost:{port}/ in your browser to play (only this computer "
                 "can: --host 0.0.0.0 lets the others on your network in).")
@@ -144,6 +156,11 @@ def _where(host: str, port: int) -> str:
     shared = (f" Friends on your network open http://{found}:{port}/ (open it there too, "
               "so that the tables' links you send them work).") if found else ""
     return f"open http://localhost:{port}/ in your browser to play.{shared}"
+
+
+def _bracketed(host: str) -> str:
+    """An IPv6 address as a URL holds it."""
+    return f"[{host}]" if ":" in host else host
 
 
 def network_address() -> str | None:
