@@ -349,3 +349,24 @@ def test_the_deploy_doc_uses_only_options_the_cli_accepts() -> None:
     for words in documented_commands():
         unknown = {w.split("=", 1)[0] for w in words if w.startswith("--")} - serve_options()
         assert not unknown, f"docs/deploy.md: `trusis serve {' '.join(words)}`: {unknown}"
+
+
+def test_the_health_table_says_which_fields_only_several_processes_have(
+        tmp_path: Path) -> None:
+    """An operator's trial: on one process `/api/health` has no `node`, `owned`,
+    `followed` or `forwarded`, while docs/deploy.md's table listed them for every process.
+    The fields marked *cluster* are exactly those one process lacks."""
+    from serverproc import running_server
+
+    text = DEPLOY_DOC.read_text("utf-8")
+    table = text[text.index("`GET /api/health` on each process"):
+                 text.index("A process is overloaded when")]
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \|$", table, re.M)
+    documented = {name for name, _ in rows}
+    cluster_only = {name for name, meaning in rows if meaning.startswith("*cluster*")}
+    with running_server("sqlite", tmp_path) as server:
+        import httpx
+
+        one = set(httpx.get(server.url + "/api/health", timeout=10).json())
+    assert one == documented - cluster_only, (one, documented, cluster_only)
+    assert {"node", "owned", "followed", "forwarded"} <= cluster_only
