@@ -52,7 +52,9 @@ def test_roles_from_the_page(server: ServerProcess) -> None:
     assert mona.get("/api/moderation/reports").status_code == 403
     log = root.get("/api/moderation/audit").json()["log"]
     assert [(x["action"], x["actor_name"], x["target_name"]) for x in log] == [
-        ("revoke_moderator", "Root", "Mona"), ("grant_moderator", "Root", "Mona")]
+        ("revoke_moderator", "Root", "Mona"), ("grant_moderator", "Root", "Mona"),
+        ("grant_admin", None, "Root")]  # `trusis admin grant`: its line too
+    assert log[2]["actor_id"] == "cli"
     assert log[1]["reason"] == "trusted" and mona_id and root_id
 
 
@@ -189,10 +191,14 @@ def test_mute_refuses_public_and_private_chat_until_lifted(server: ServerProcess
             assert command(there, do="say", text="hi")["code"] == "muted"
         finally:
             there.close()
-        assert mod.delete(f"/api/moderation/sanctions/{given['id']}").status_code == 200
+        unsaid = mod.delete(f"/api/moderation/sanctions/{given['id']}")
+        assert (unsaid.status_code, unsaid.json()["code"]) == (422, "needs_reason")
+        assert command(table.conns[3], do="say", text="still muted")["code"] == "muted"
+        assert mod.delete(f"/api/moderation/sanctions/{given['id']}",
+                          params={"reason": "apologised"}).status_code == 200
         assert command(table.conns[3], do="say", text="sorry")["type"] == "ack"
-        log = [x["action"] for x in mod.get("/api/moderation/audit").json()["log"]]
-        assert log == ["lift", "mute"]
+        log = [(x["action"], x["reason"]) for x in mod.get("/api/moderation/audit").json()["log"]]
+        assert log == [("lift_mute", "apologised"), ("mute", "spam"), ("grant_moderator", "")]
     finally:
         table.close()
 
@@ -240,12 +246,14 @@ def test_ban_ends_sessions_seats_and_sign_ins(server: ServerProcess) -> None:
         assert mod.post(f"/api/moderation/players/{me}/sanctions", json={
             "kind": "warning", "reason": "x"}).json()["code"] == "own_sanction"
         lifted = mod.get(f"/api/moderation/players/{bad_id}").json()["sanctions"][0]["id"]
-        assert mod.delete(f"/api/moderation/sanctions/{lifted}").status_code == 200
+        assert mod.delete(f"/api/moderation/sanctions/{lifted}",
+                          params={"reason": "appeal heard"}).status_code == 200
         assert httpx.post(server.url + "/api/login", json={
             "name": "Badger", "password": "a long password"}).status_code == 200
         log = mod.get("/api/moderation/audit").json()["log"]
         assert [(x["action"], x["reason"], x["until"] is None) for x in log] == [
-            ("lift", "ban", True), ("ban", "cheating", False), ("ban", "threats", True)]
+            ("lift_ban", "appeal heard", True), ("ban", "cheating", False),
+            ("ban", "threats", True), ("grant_moderator", "", True)]
     finally:
         table.close()
 
@@ -274,7 +282,8 @@ def test_D36_D41_a_mute_and_a_ban_reach_the_program_seats_their_player_made(
         assert answer["type"] == "refused" and answer["code"] == "muted", answer
         assert answer["params"]["until"] == pytest.approx(muted["until"])
         assert command(prog, do="say", text="psst", to=1)["code"] == "muted"
-        assert mod.delete(f"/api/moderation/sanctions/{muted['id']}").status_code == 200
+        assert mod.delete(f"/api/moderation/sanctions/{muted['id']}",
+                          params={"reason": "lifted"}).status_code == 200
         assert command(prog, do="say", text="lifted")["type"] == "ack"
         sanction(mod, mallory.id, "ban", "abuse")
         assert own.wait_closed() == 4423
@@ -361,7 +370,8 @@ def test_only_staff_read_or_act_and_bad_input_changes_nothing(server: ServerProc
     assert mod.post("/api/moderation/players/nobody/sanctions", json={
         "kind": "warning", "reason": "x"}).json()["code"] == "no_such_player"
     assert mod.get(f"/api/moderation/players/{gus.id}").json()["sanctions"] == []
-    assert mod.get("/api/moderation/audit").json()["log"] == []
+    assert [x["action"] for x in mod.get("/api/moderation/audit").json()["log"]] == [
+        "grant_moderator"]  # `trusis admin grant` above: nothing of the refused requests
 
 
 def test_a_ban_frees_a_waiting_room_seat_and_a_mute_says_until_when(

@@ -42,7 +42,8 @@ def test_mute_and_ban_on_a_hold_on_b(two_processes: Cluster) -> None:
         muted = sanction(mod, cid.id, "mute", "spam", minutes=5)  # on a
         answer = command(conn, do="say", text="again")  # on b, at once
         assert answer["type"] == "refused" and answer["code"] == "muted", answer
-        assert mod.delete(f"/api/moderation/sanctions/{muted['id']}").status_code == 200
+        assert mod.delete(f"/api/moderation/sanctions/{muted['id']}",
+                          params={"reason": "lifted"}).status_code == 200
         assert command(conn, do="say", text="sorry")["type"] == "ack"
         warned = sanction(mod, cid.id, "warning", "calm down")  # on a: told on b at once
         conn.until(lambda c: any(m["type"] == "warning" for m in c.messages), 10)

@@ -22,7 +22,7 @@ from sqlalchemy import func, or_, select
 
 from trusis.cli.common import echo, fail, json_text
 from trusis.cli.draw import end_through_server
-from trusis.server import schema
+from trusis.server import audit, schema
 from trusis.server.backup import BackupError, backup_sqlite, no_database
 from trusis.server.backup import sqlite_file as backup_source
 from trusis.server.config import default_database_url, normalise_database_url, sqlite_file
@@ -199,6 +199,7 @@ def delete_command(
     player: PlayerArg, database: Database = None,
     yes: Annotated[bool, typer.Option("--yes", help="Do it (without it: say what would "
                                                     "be deleted).")] = False,
+    reason: Annotated[str, typer.Option("--reason", help="Why, for the audit log.")] = "",
 ) -> None:
     """Delete a player's account and data, as their own deletion does.
 
@@ -209,18 +210,29 @@ def delete_command(
         if not yes:
             return f"would delete {found['name']!r} ({found['id']}): run again with --yes"
         await forget_player(store.engine, found["id"])
+        async with store.engine.begin() as conn:  # the id only: the name is forgotten
+            await audit.write(conn, audit.CLI, "delete_player", found["id"], reason.strip())
         return f"deleted {found['name']!r} ({found['id']})"
 
     echo(_on_store(database, run))
 
 
-def _role_change(player: str, role: StaffRole, database: str | None, give: bool) -> None:
+def _role_change(player: str, role: StaffRole, database: str | None, give: bool,
+                 reason: str) -> None:
+    """Grant or revoke, and its line in the audit log (as the page's own change writes:
+    docs/deploy.md, "Moderation": every role change is logged), by `audit.CLI`."""
     async def run(store: Store) -> str:
         found = await _find(store, player)
         try:
             changed = await (grant if give else revoke)(store.engine, found["id"], role)
         except NotAnAccount:
             fail(f"{found['name']!r} is not a registered account: roles go to accounts only")
+        if changed:
+            action: audit.AuditAction = (
+                ("grant_admin" if give else "revoke_admin") if role == "admin"
+                else ("grant_moderator" if give else "revoke_moderator"))
+            async with store.engine.begin() as conn:
+                await audit.write(conn, audit.CLI, action, found["id"], reason.strip())
         what = "now holds" if give else "no longer holds"
         if not changed:
             what = "already holds" if give else "did not hold"
@@ -229,18 +241,21 @@ def _role_change(player: str, role: StaffRole, database: str | None, give: bool)
     echo(_on_store(database, run))
 
 
+Reason = Annotated[str, typer.Option("--reason", help="Why, for the audit log.")]
+
+
 @admin.command("grant")
 def grant_command(player: PlayerArg, role: Annotated[StaffRole, typer.Argument(
-        help="admin or moderator")], database: Database = None) -> None:
+        help="admin or moderator")], database: Database = None, reason: Reason = "") -> None:
     """Give an account a server role: admin (runs the server) or moderator."""
-    _role_change(player, role, database, give=True)
+    _role_change(player, role, database, give=True, reason=reason)
 
 
 @admin.command("revoke")
 def revoke_command(player: PlayerArg, role: Annotated[StaffRole, typer.Argument(
-        help="admin or moderator")], database: Database = None) -> None:
+        help="admin or moderator")], database: Database = None, reason: Reason = "") -> None:
     """Take a server role away."""
-    _role_change(player, role, database, give=False)
+    _role_change(player, role, database, give=False, reason=reason)
 
 
 @admin.command("staff")

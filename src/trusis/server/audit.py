@@ -1,10 +1,11 @@
 """The audit log of moderation: every grant, sanction, lift and report decision, with who,
-when, why and until when. Lines are only ever added; moderators read them (moderation.py)."""
+when, why and until when, the command line's (`trusis admin grant`, `revoke`, `delete`,
+`draw`) included. Lines are only ever added; moderators read them (moderation.py)."""
 
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -13,9 +14,15 @@ from sqlalchemy.orm import aliased
 from trusis.server import schema
 from trusis.server.store import new_id
 
-AuditAction = Literal["warning", "mute", "ban", "lift", "acted", "dismissed",
+AuditAction = Literal["warning", "mute", "ban", "lift_mute", "lift_ban", "acted", "dismissed",
                       "grant_admin", "grant_moderator", "revoke_admin", "revoke_moderator",
-                      "draw"]  # draw: a stuck game ended as a draw (D38, stuck.py)
+                      "draw", "delete_player"]
+"""draw: a stuck game ended as a draw (D38, stuck.py); delete_player: `trusis admin
+delete`. Lines written before lifts said what they lifted have the action "lift" and the
+sanction's kind as their reason (the page shows them as a lifted mute or ban)."""
+
+CLI: Final = "cli"
+"""The actor of a line written by `trusis admin` on the database (no account acts there)."""
 
 
 async def write(conn: AsyncConnection, actor: str, action: AuditAction, target: str | None,

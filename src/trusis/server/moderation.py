@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import and_, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
 from trusis.server import audit, deps, mutes, sanctions, schema, staff
@@ -122,39 +123,85 @@ async def all_reports(request: Request, state: ReportState | Literal["all"] = "a
 async def decide(report_id: str, body: DecisionIn, request: Request) -> dict[str, Any]:
     """Mark a report acted on or dismissed (again: the newest decision stands)."""
     me = await staff_member(request)
-    r, st = schema.reports, schema.report_states
     async with deps.store(request).engine.begin() as conn:
-        if (await conn.execute(select(r.c.id).where(r.c.id == report_id))).first() is None:
-            raise LobbyError(404, "no_such_report", "there is no such report")
-        await conn.execute(st.delete().where(st.c.report_id == report_id))
-        await conn.execute(st.insert().values(report_id=report_id, state=body.state,
-                                              by_id=me.id, at=time.time()))
-        await audit.write(conn, me.id, body.state, None, body.reason.strip(),
+        about = await _reported(conn, report_id)
+        await _mark(conn, report_id, body.state, me.id)
+        await audit.write(conn, me.id, body.state, about, body.reason.strip(),
                           report_id=report_id)
     return {"id": report_id, "state": body.state}
+
+
+async def _reported(conn: AsyncConnection, report_id: str) -> str | None:
+    """The player a report is about (None: a seat nobody held as a player), or 404."""
+    r = schema.reports
+    row = (await conn.execute(_reports_query().where(r.c.id == report_id))).mappings().first()
+    if row is None:
+        raise LobbyError(404, "no_such_report", "there is no such report")
+    about: str | None = row["about_id"]
+    return about
+
+
+async def _mark(conn: AsyncConnection, report_id: str, state: str, by: str) -> None:
+    """A report's state (the newest decision stands)."""
+    st = schema.report_states
+    await conn.execute(st.delete().where(st.c.report_id == report_id))
+    await conn.execute(st.insert().values(report_id=report_id, state=state, by_id=by,
+                                          at=time.time()))
 
 
 async def _target(request: Request, player_id: str) -> dict[str, Any]:
     p = schema.players
     async with deps.store(request).engine.connect() as conn:
-        row = (await conn.execute(select(p.c.id, p.c.name, p.c.kind).where(
+        row = (await conn.execute(select(p.c.id, p.c.name, p.c.kind, p.c.login,
+                                         p.c.created_at).where(
             p.c.id == player_id, p.c.deleted.is_(False)))).mappings().first()
-    if row is None:
-        raise LobbyError(404, "no_such_player", "there is no such player")
-    return dict(row)
+        if row is None:
+            raise LobbyError(404, "no_such_player", "there is no such player")
+        return (await _with_facts(conn, [dict(row)]))[0]
+
+
+async def _with_facts(conn: AsyncConnection, players: list[dict[str, Any]]
+                      ) -> list[dict[str, Any]]:
+    """What tells two players of one name apart (two guests called Rex): `kind` (an account
+    is `account`), `created_at`, `last_table_at` (the newest table they sat at or hosted:
+    the server keeps no other trace of a visit) and `games` (games played to the end)."""
+    ids = [x["id"] for x in players]
+    t, s, gp = schema.tables, schema.seats, schema.game_players
+    last: dict[str, float] = {}
+    games: dict[str, int] = {}
+    if ids:
+        for query in (select(s.c.player_id, func.max(t.c.created_at)).join(
+                          t, t.c.id == s.c.table_id).where(s.c.player_id.in_(ids))
+                      .group_by(s.c.player_id),
+                      select(t.c.host_id, func.max(t.c.created_at)).where(
+                          t.c.host_id.in_(ids)).group_by(t.c.host_id)):
+            for who, at in (await conn.execute(query)).all():
+                if at is not None:
+                    last[who] = max(float(at), last.get(who, 0.0))
+        games = {who: int(n) for who, n in (await conn.execute(
+            select(gp.c.player_id, func.count()).where(gp.c.player_id.in_(ids))
+            .group_by(gp.c.player_id))).all()}
+    for x in players:
+        if x.pop("login", None) is not None:
+            x["kind"] = "account"
+        x["last_table_at"] = last.get(x["id"])
+        x["games"] = games.get(x["id"], 0)
+    return players
 
 
 @router.get("/moderation/players")
 async def find(request: Request, name: str = Query(..., min_length=1, max_length=64)
                ) -> dict[str, Any]:
-    """Players by exact name (an account's, or guests'), for the page's search box."""
+    """Players by exact name (an account's, or guests'), for the page's search box, newest
+    first, each with what tells it apart from another of the same name (`_with_facts`)."""
     await staff_member(request)
     p = schema.players
     async with deps.store(request).engine.connect() as conn:
-        rows = await conn.execute(select(p.c.id, p.c.name, p.c.kind).where(
+        rows = await conn.execute(select(p.c.id, p.c.name, p.c.kind, p.c.login,
+                                         p.c.created_at).where(
             or_(p.c.login == name.casefold(), p.c.name == name), p.c.deleted.is_(False),
-            p.c.kind != "program").limit(20))
-        return {"players": [dict(r) for r in rows.mappings()]}
+            p.c.kind != "program").order_by(p.c.created_at.desc()).limit(20))
+        return {"players": await _with_facts(conn, [dict(r) for r in rows.mappings()])}
 
 
 @router.get("/moderation/players/{player_id}")
@@ -195,6 +242,11 @@ async def sanction(player_id: str, body: SanctionIn, request: Request) -> dict[s
         raise LobbyError(422, "needs_reason", "say why", field="reason")
     at = time.time()
     async with engine.begin() as conn:
+        if body.report is not None:  # given from a report's "Their record" (D54)
+            if await _reported(conn, body.report) != player_id:
+                raise LobbyError(422, "report_not_about_player", "this report is about "
+                                 "someone else", field="report")
+            await _mark(conn, body.report, "acted", me.id)
         sanction_id = await sanctions.give(conn, player_id, body.kind, reason, me.id, until,
                                            body.report, at)
         if body.kind == "ban":
@@ -212,21 +264,35 @@ async def sanction(player_id: str, body: SanctionIn, request: Request) -> dict[s
 @router.delete("/moderation/sanctions/{sanction_id}")
 async def lift(sanction_id: str, request: Request,
                reason: str = Query("", max_length=1000)) -> dict[str, Any]:
-    """End a mute or a ban before its time."""
+    """End a mute or a ban before its time, saying why (`?reason=`), as a sanction does:
+    the audit log's line is `lift_mute` or `lift_ban`, with that reason."""
     me = await staff_member(request)
+    if not reason.strip():
+        raise LobbyError(422, "needs_reason", "say why", field="reason")
     async with deps.store(request).engine.begin() as conn:
         was = await sanctions.lift(conn, sanction_id)
         if was is None:
             raise LobbyError(404, "no_such_sanction", "no mute or ban in force has this id")
-        await audit.write(conn, me.id, "lift", was["player_id"], reason.strip() or was["kind"])
-    return {"id": sanction_id, "lifted": True}
+        action: audit.AuditAction = "lift_ban" if was["kind"] == "ban" else "lift_mute"
+        await audit.write(conn, me.id, action, was["player_id"], reason.strip())
+    return {"id": sanction_id, "lifted": True, "kind": was["kind"]}
 
 
 @router.get("/moderation/audit")
 async def audit_log(request: Request, limit: int = Query(100, ge=1, le=500),
                     player: str | None = Query(None, max_length=32)) -> dict[str, Any]:
     await staff_member(request)
-    return {"log": await audit.read(deps.store(request).engine, limit, player)}
+    log = await audit.read(deps.store(request).engine, limit, player)
+    missing = {x["report_id"] for x in log if x["target_id"] is None and x["report_id"]}
+    if missing:  # decisions written before they named the reported player
+        r = schema.reports
+        async with deps.store(request).engine.connect() as conn:
+            about = {row["id"]: row for row in (await conn.execute(
+                _reports_query().where(r.c.id.in_(missing)))).mappings()}
+        for x in log:
+            if x["target_id"] is None and (row := about.get(x["report_id"])) is not None:
+                x["target_id"], x["target_name"] = row["about_id"], row["about_name"]
+    return {"log": log}
 
 
 @router.get("/staff")
