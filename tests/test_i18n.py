@@ -6,6 +6,7 @@ import json
 import re
 import string
 from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 
@@ -141,3 +142,47 @@ def test_role_names_in_three_languages() -> None:
     assert by_id["WISE_WOMAN"].name("fr") == "Commère"
     assert by_id["WHITE_KNIGHT"].name("it") == "Paladino bianco"
     assert len(ROLE_TABLE) == 14
+
+
+WEB_LOCALES = Path(__file__).parent.parent / "src/trusis/web/locales"
+WEB = WEB_LOCALES.parent
+
+
+def _web(lang: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((WEB_LOCALES / f"{lang}.json").read_text("utf-8"))
+    return data
+
+
+def _placeholders(value: Any) -> set[str]:
+    texts = value.values() if isinstance(value, dict) else [value]
+    return {name for text in texts for name in re.findall(r"\{(\w+)\}", text)}
+
+
+def test_the_pages_strings_have_the_same_keys_placeholders_and_plurals_in_each_language(
+        ) -> None:
+    """docs/ux.md, "Languages": every string of the page in en, fr and it, with the same
+    placeholders, and a plural (an object of Intl.PluralRules forms) wherever English has
+    one; every key the scripts name literally exists."""
+    english = _web("en")
+    for lang in ("fr", "it"):
+        other = _web(lang)
+        assert set(other) == set(english), (lang, set(other) ^ set(english))
+        for key, value in english.items():
+            assert _placeholders(other[key]) == _placeholders(value), (lang, key)
+            assert isinstance(other[key], dict) == isinstance(value, dict), (lang, key)
+            if isinstance(value, dict):
+                assert "other" in other[key] and "one" in other[key], (lang, key)
+    named = {key for script in WEB.glob("*.js")
+             for key in re.findall(r"""\bt\(\s*["']([\w.]+)["']""", script.read_text("utf-8"))}
+    assert named and named <= set(english), named - set(english)
+
+
+def test_the_moderation_page_says_every_audit_action_in_each_language() -> None:
+    """The page shows each line's action translated (`mod.action_*`), the lines written
+    before lifts said what they lifted included (`lift`)."""
+    from trusis.server.audit import AuditAction
+
+    for lang in ("en", "fr", "it"):
+        strings = _web(lang)
+        for action in (*get_args(AuditAction), "lift"):
+            assert f"mod.action_{action}" in strings, (lang, action)

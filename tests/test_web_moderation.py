@@ -210,7 +210,8 @@ def test_an_admin_grants_a_role_on_the_page_and_a_warning_is_seen_once(server, b
         page.locator("#mod-roles-title").wait_for()
         page.get_by_role("button", name="Concedi").click()
         page.locator(".mod-sanctions li", has_text="Theo").wait_for()
-        page.locator(".mod-audit td", has_text="nominato moderatore").wait_for()
+        page.locator(".mod-audit tr", has_text="Theo").filter(
+            has_text="nominato moderatore").wait_for()
         for size, label in ((DESKTOP, "1280"), (PHONE, "390")):
             page.set_viewport_size(size)
             page.locator("#mod-roles-title").scroll_into_view_if_needed()
@@ -239,3 +240,87 @@ def test_an_admin_grants_a_role_on_the_page_and_a_warning_is_seen_once(server, b
         assert w.problems() == []
     finally:
         context.close()
+
+
+def test_a_sanction_answers_its_report_a_lift_asks_why_and_the_log_reads_in_french(
+        server, browser) -> None:
+    """A moderator's trial: a mute given from a report's "Their record" left the report
+    open and unlinked; "Lift" ended a sanction in one click, asking nothing, and its line
+    said "mute" in English on the French page; a decision was "Whom: a report"; the
+    command line's grant was missing; two guests named Rex were two identical rows."""
+    mona = httpx.Client(base_url=server.url, timeout=10)
+    assert mona.post("/api/accounts", json={"name": "Mila", "password": "a long password"}
+                     ).status_code == 201
+    grant(server, "Mila", "moderator")
+    table = people(server, 5)
+    older_rex, newer_rex = Guest(server.url, "Rex"), Guest(server.url, "Rex")
+    try:
+        cid = table.guests[3]
+        first = table.guests[2].http.post(f"/api/tables/{table.id}/reports",
+                                          json={"seat": 3, "reason": "insults"}).json()
+        second = table.guests[5].http.post(f"/api/tables/{table.id}/reports",
+                                           json={"seat": 3, "reason": "spam"}).json()
+        context = browser.new_context(viewport=DESKTOP, locale="fr-FR")
+        w = Watched(context)
+        page = w.page
+        assert context.request.post(server.url + "/api/login",
+                                    data={"name": "Mila", "password": "a long password"}).ok
+        page.goto(server.url + "/moderation")
+        bob_report = page.locator(".mod-report", has_text="insults")
+        bob_report.get_by_role("button", name="Son dossier").click()
+        page.locator("#mod-player-title", has_text="Cid").wait_for()
+        page.locator("#mod-linked", has_text="Bob").wait_for()  # the report it answers
+        page.locator("#mod-player-facts", has_text="id ").wait_for()
+        page.locator("#mod-kind").select_option("mute")
+        page.locator("#mod-length").select_option("60")
+        page.locator("#mod-reason").fill("insultes, une heure au calme")
+        page.locator(".mod-sanction button[type=submit]").click()
+        page.locator("#mod-player-title .state-mute").wait_for()
+        assert page.locator("#mod-linked").count() == 0  # answered
+        states = {r["id"]: r["state"] for r in mona.get(
+            "/api/moderation/reports").json()["reports"] if r["table"]["id"] == table.id}
+        assert states == {first["id"]: "acted", second["id"]: "open"}  # D54
+        page.locator(".mod-audit tr", has_text="insultes").filter(
+            has_text="après un signalement").wait_for()
+        # Lift: a dialog asks why, and refuses to lift without
+        page.locator("#mod-player .mod-sanctions li", has_text="insultes").get_by_role(
+            "button", name="Lever").click()
+        dialog = page.locator("dialog[open].lift-dialog")
+        dialog.locator(".dialog-title", has_text="Lever le silence de Cid").wait_for()
+        shot(page, "moderation-lift-fr-1280")
+        page.set_viewport_size(PHONE)
+        shot(page, "moderation-lift-fr-390")
+        page.set_viewport_size(DESKTOP)
+        dialog.locator("button[type=submit]").click()
+        dialog.locator(".form-error", has_text="Dites pourquoi").wait_for()
+        assert command(table.conns[3], do="say", text="still muted")["code"] == "muted"
+        dialog.locator("#lift-reason").fill("excuses présentées")
+        dialog.locator("button[type=submit]").click()
+        dialog.wait_for(state="detached")
+        row = page.locator(".mod-audit tr", has_text="excuses présentées")
+        row.filter(has_text="silence levé").wait_for()
+        assert command(table.conns[3], do="say", text="sorry")["type"] == "ack"
+        # a decision names the reported player; the command line's grant is there
+        page.locator(".mod-report", has_text="spam").get_by_role("button",
+                                                                 name="Classer").click()
+        page.locator(".mod-audit tr", has_text="signalement classé").filter(
+            has_text="Cid").wait_for()
+        page.locator(".mod-audit tr", has_text="nommé modérateur").filter(
+            has_text="Mila").filter(has_text="la ligne de commande").wait_for()
+        whys = page.locator(".mod-audit td:nth-child(5)").all_inner_texts()
+        whats = page.locator(".mod-audit td:nth-child(3)").all_inner_texts()
+        assert not {"mute", "ban"} & {*whys, *whats}, (whys, whats)
+        # two guests named Rex, told apart
+        page.locator("#mod-find").fill("Rex")
+        page.locator("#mod-find").press("Enter")
+        found = page.locator(".mod-found-player")
+        found.nth(1).wait_for()
+        rows = found.all_inner_texts()
+        assert len(rows) == 2 and rows[0] != rows[1], rows
+        assert newer_rex.id[:8] in rows[0] and older_rex.id[:8] in rows[1], rows
+        shot(page, "moderation-find-twins-fr-1280", full_page=True)
+        assert w.problems() == []
+        context.close()
+        assert cid.id
+    finally:
+        table.close()

@@ -36,7 +36,8 @@ async def read(engine: AsyncEngine, limit: int, target: str | None = None) -> li
     """The newest lines first, with the names of the actor and the target."""
     log = schema.moderation_log
     actor, whom = aliased(schema.players), aliased(schema.players)
-    query = (select(log, actor.c.name.label("actor_name"), whom.c.name.label("target_name"))
+    query = (select(log, actor.c.name.label("actor_name"), whom.c.name.label("target_name"),
+                    whom.c.deleted.label("target_deleted"))
              .outerjoin(actor, actor.c.id == log.c.actor_id)
              .outerjoin(whom, whom.c.id == log.c.target_id)
              .order_by(log.c.at.desc()).limit(limit))

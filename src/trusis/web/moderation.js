@@ -7,9 +7,9 @@
 
 import { fill, h } from "./dom.js";
 import { del, get, post } from "./api.js";
-import { lang, onLangChange, phaseName, t } from "./i18n.js";
+import { lang, msg, onLangChange, phaseName, t } from "./i18n.js";
 import { errorText } from "./errors.js";
-import { showModal } from "./dialogs.js";
+import { announce, showModal } from "./dialogs.js";
 
 const MUTES = [15, 60, 24 * 60, 7 * 24 * 60];
 const BANS = [24 * 60, 7 * 24 * 60, 30 * 24 * 60, null];
@@ -73,6 +73,34 @@ function duration(minutes) {
   return t("mod.minutes", { count: minutes });
 }
 
+/** What tells two players of one name apart: a short id, since when, the newest table
+ * they sat at or hosted, the games they played (the full id in the tooltip). */
+function facts(p) {
+  return h("span", { attrs: { title: p.id } },
+    t("mod.facts", {
+      id: String(p.id).slice(0, 8), created: when(p.created_at),
+      last: p.last_table_at ? when(p.last_table_at) : t("mod.never"),
+    }), " · ", t("mod.games", { count: p.games || 0 }));
+}
+
+/** One line of the audit log, in the page's language: a lift says what it lifted (lines
+ * written before did so in their reason, "mute" or "ban": read the same way), the command
+ * line acts as itself, a deleted player is said so, and a sanction that answered a report
+ * says it. */
+function auditRow(x) {
+  const legacyLift = x.action === "lift" && ["mute", "ban"].includes(x.reason);
+  const action = legacyLift ? `lift_${x.reason}` : x.action;
+  const who = x.actor_id === "cli" ? t("mod.actor_cli") : x.actor_name || "—";
+  const name = x.target_deleted ? t("mod.deleted_player") : x.target_name;
+  const whom = name
+    ? (x.report_id && ["warning", "mute", "ban"].includes(action) ? `${name} · ${t("mod.from_report")}` : name)
+    : (x.report_id ? t("mod.a_report") : "—");
+  return h("tr", {},
+    h("td", {}, when(x.at)), h("td", {}, who), h("td", {}, t(`mod.action_${action}`)),
+    h("td", {}, whom), h("td", {}, (!legacyLift && x.reason) || "—"),
+    h("td", {}, ["mute", "ban"].includes(action) ? (x.until ? when(x.until) : t("mod.forever")) : "—"));
+}
+
 function phaseOf(key) {
   const [kind, number] = String(key || "").split(":");
   if (kind === "day" || kind === "night") return phaseName({ kind, number: Number(number) });
@@ -87,6 +115,7 @@ export class ModerationScreen {
     this.reports = null;
     this.audit = null;
     this.player = null;   // the record on screen
+    this.fromReport = null; // the report the record was opened from: a sanction answers it (D54)
     this.staffList = null;
     this.error = null;
     styles();
@@ -122,7 +151,10 @@ export class ModerationScreen {
     this.render();
   }
 
-  async openPlayer(id) {
+  /** A player's record; `report`: the report it is opened from, which a sanction given
+   * there answers (linked, and marked acted on: D54). */
+  async openPlayer(id, report = null) {
+    this.fromReport = report && report.about?.id === id ? report : null;
     try {
       this.player = await get(`/api/moderation/players/${encodeURIComponent(id)}`);
       this.playerError = null;
@@ -135,7 +167,7 @@ export class ModerationScreen {
     try {
       await fn();
       await this.load();
-      if (this.player) await this.openPlayer(this.player.player.id);
+      if (this.player) await this.openPlayer(this.player.player.id, this.fromReport);
       return true;
     } catch (err) {
       const box = this.el.querySelector(`#${errorId}`);
@@ -177,7 +209,7 @@ export class ModerationScreen {
   }
 
   report(r) {
-    const name = (seat) => r.seats?.[seat] || t("seat.label", { number: seat });
+    const name = (seat) => r.seats?.[seat] || msg("seat.label", { number: seat });
     const decide = (state) => this.act(() => post(`/api/moderation/reports/${encodeURIComponent(r.id)}`, { state }), "mod-report-error");
     return h("li", { class: ["report", "mod-report", `is-${r.state}`] },
       h("p", { class: "report-head" },
@@ -191,15 +223,25 @@ export class ModerationScreen {
           h("span", { class: "chat-who" }, name(line.from), line.to ? ` → ${name(line.to)} ${t("chat.private_mark")}` : "", ": "),
           h("span", { class: "chat-text" }, line.text))))) : null,
       h("div", { class: "mod-actions" },
-        r.about.id ? h("button", { class: "btn btn-small", type: "button", text: t("mod.record"), on: { click: () => this.openPlayer(r.about.id) } }) : null,
+        r.about.id ? h("button", { class: "btn btn-small", type: "button", text: t("mod.record"), on: { click: () => this.openPlayer(r.about.id, r) } }) : null,
         r.state !== "acted" ? h("button", { class: "btn btn-small", type: "button", text: t("mod.mark_acted"), on: { click: () => decide("acted") } }) : null,
         r.state !== "dismissed" ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("mod.dismiss"), on: { click: () => decide("dismissed") } }) : null));
   }
 
+  /** The search by name. What was asked and found is kept on the screen (`this.search`):
+   * every act re-draws the page, and the results of a search went with it. */
   findCard() {
-    const input = h("input", { type: "text", id: "mod-find", maxLength: 64, attrs: { autocomplete: "off" } });
+    const search = this.search || (this.search = { name: "", found: null });
+    const input = h("input", { type: "text", id: "mod-find", maxLength: 64, value: search.name, attrs: { autocomplete: "off" } });
     const results = h("ul", { class: "mod-found" });
     const error = h("p", { class: "form-error", attrs: { role: "alert" } });
+    const draw = () => {
+      if (search.found === null) return;
+      fill(results, search.found.length ? search.found.map((p) => h("li", {},
+        h("button", { class: "btn btn-small btn-ghost mod-found-player", type: "button", on: { click: () => this.openPlayer(p.id) } },
+          h("span", {}, p.name, " · ", t(`mod.kind_${p.kind}`)), " ", h("span", { class: "hint mod-facts" }, facts(p)))))
+        : h("li", { class: "hint" }, t("mod.nobody")));
+    };
     const form = h("form", {
       on: {
         submit: async (ev) => {
@@ -207,15 +249,15 @@ export class ModerationScreen {
           error.textContent = "";
           if (!input.value.trim()) return;
           try {
-            const found = (await get(`/api/moderation/players?name=${encodeURIComponent(input.value.trim())}`)).players;
-            fill(results, found.length ? found.map((p) => h("li", {},
-              h("button", { class: "btn btn-small btn-ghost", type: "button", on: { click: () => this.openPlayer(p.id) } },
-                p.name, " · ", t(`mod.kind_${p.kind}`)))) : h("li", { class: "hint" }, t("mod.nobody")));
+            search.name = input.value.trim();
+            search.found = (await get(`/api/moderation/players?name=${encodeURIComponent(search.name)}`)).players;
+            draw();
           } catch (err) { error.textContent = errorText(err); }
         },
       },
     }, h("div", { class: "field" }, h("label", { attrs: { for: "mod-find" } }, t("mod.find")),
       h("div", { class: "chat-row" }, input, h("button", { class: "btn", type: "submit", text: t("mod.search") }))), error);
+    draw();
     return h("section", { class: "card" }, form, results);
   }
 
@@ -231,6 +273,7 @@ export class ModerationScreen {
     const live = (s) => s.kind !== "warning" && !s.lifted_at && (s.until === null || s.until * 1000 > Date.now());
     return h("section", { class: "card", id: "mod-player", attrs: { "aria-labelledby": "mod-player-title" } },
       h("h2", { id: "mod-player-title" }, d.player.name, " ", status),
+      h("p", { class: "hint mod-facts", id: "mod-player-facts" }, t(`mod.kind_${d.player.kind}`), " · ", facts(d.player)),
       h("h3", {}, t("mod.sanctions")),
       d.sanctions.length ? h("ul", { class: "mod-sanctions" }, d.sanctions.map((s) => h("li", {},
         h("strong", {}, t(`mod.kind_${s.kind}`)), " · ", when(s.at),
@@ -239,13 +282,46 @@ export class ModerationScreen {
         s.kind === "warning" ? ` · ${s.seen_at ? t("mod.seen") : t("mod.unseen")}` : "",
         h("br"), h("span", { class: "hint" }, s.reason),
         live(s) ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("mod.lift"),
-          on: { click: () => this.act(() => del(`/api/moderation/sanctions/${encodeURIComponent(s.id)}`), "mod-sanction-error") } }) : null)))
+          attrs: { "aria-haspopup": "dialog" }, on: { click: () => this.liftDialog(s, d.player) } }) : null)))
         : h("p", { class: "hint" }, t("mod.no_sanctions")),
       this.sanctionForm(d),
       h("h3", {}, t("mod.their_reports", { count: d.reports.length })),
       d.reports.length ? h("ul", { class: "mod-sanctions" }, d.reports.map((r) => h("li", {},
         h("span", { class: ["badge", `state-${r.state}`] }, t(`mod.state_${r.state}`)), " ", when(r.at), " · ", r.reason)))
         : h("p", { class: "hint" }, t("mod.no_reports")));
+  }
+
+  /** Lifting a mute or a ban: one click ended a ban at once before; now a dialog asks why
+   * (the audit log keeps it, and the server refuses a lift without) and to confirm. */
+  liftDialog(s, player) {
+    const reason = h("textarea", { id: "lift-reason", maxLength: 1000, rows: 2, attrs: { "aria-required": "true" } });
+    const error = h("p", { class: "form-error", attrs: { role: "alert" } });
+    const cancel = h("button", { class: "btn", type: "button", text: t("cancel") });
+    const send = h("button", { class: "btn btn-danger", type: "submit", text: t(`mod.lift_confirm_${s.kind}`) });
+    const form = h("form", {},
+      h("div", { class: "field" }, h("label", { attrs: { for: "lift-reason" } }, t("mod.lift_reason")), reason),
+      error, h("div", { class: "dialog-buttons" }, cancel, send));
+    const dlg = h("dialog", { class: "dialog lift-dialog", attrs: { "aria-labelledby": "lift-title" } },
+      h("h2", { id: "lift-title", class: "dialog-title" }, t(`mod.lift_title_${s.kind}`, { name: player.name })),
+      h("p", { class: "dialog-body" }, t(`mod.lift_body_${s.kind}`, { name: player.name })),
+      h("blockquote", { class: "report-reason" }, s.reason), form);
+    const close = showModal(dlg);
+    cancel.addEventListener("click", close);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      if (!reason.value.trim()) { error.textContent = t("mod.need_reason"); reason.focus(); return; }
+      const url = `/api/moderation/sanctions/${encodeURIComponent(s.id)}?reason=${encodeURIComponent(reason.value.trim())}`;
+      try {
+        await del(url);
+      } catch (err) {
+        error.textContent = errorText(err);
+        return;
+      }
+      close();
+      announce(t(`mod.lifted_${s.kind}`, { name: player.name }));
+      await this.act(async () => {}, "mod-sanction-error");
+    });
+    reason.focus();
   }
 
   sanctionForm(d) {
@@ -265,10 +341,17 @@ export class ModerationScreen {
       if (!reason.value.trim()) { this.el.querySelector("#mod-sanction-error").textContent = t("mod.need_reason"); return; }
       const body = { kind: kind.value, reason: reason.value.trim() };
       if (length.value) body.minutes = Number(length.value);
-      await this.act(() => post(`/api/moderation/players/${encodeURIComponent(d.player.id)}/sanctions`, body), "mod-sanction-error");
+      if (linked) body.report = linked.id;
+      await this.act(async () => {
+        await post(`/api/moderation/players/${encodeURIComponent(d.player.id)}/sanctions`, body);
+        this.fromReport = null;  // answered: the report is acted on now
+      }, "mod-sanction-error");
     };
+    const linked = this.fromReport;
     return h("form", { class: "mod-sanction", on: { submit } },
       h("h3", {}, t("mod.give")),
+      linked ? h("p", { class: "hint mod-linked", id: "mod-linked" },
+        t("mod.linked_report", { name: linked.reporter.name, reason: linked.reason })) : null,
       h("div", { class: "mod-row" },
         h("div", { class: "field" }, h("label", { attrs: { for: "mod-kind" } }, t("mod.kind")), kind),
         lengthField),
@@ -284,10 +367,7 @@ export class ModerationScreen {
       log.length ? h("div", { class: "scroll-x", attrs: { tabindex: "0", role: "region", "aria-label": t("mod.audit") } },
         h("table", { class: "board-table mod-audit" },
           h("thead", {}, h("tr", {}, ["mod.when", "mod.who", "mod.what", "mod.whom", "mod.why", "mod.until"].map((k) => h("th", { attrs: { scope: "col" } }, t(k))))),
-          h("tbody", {}, log.map((x) => h("tr", {},
-            h("td", {}, when(x.at)), h("td", {}, x.actor_name || "—"), h("td", {}, t(`mod.action_${x.action}`)),
-            h("td", {}, x.target_name || (x.report_id ? t("mod.a_report") : "—")), h("td", {}, x.reason || "—"),
-            h("td", {}, ["mute", "ban"].includes(x.action) ? (x.until ? when(x.until) : t("mod.forever")) : "—"))))))
+          h("tbody", {}, log.map((x) => auditRow(x)))))
         : h("p", { class: "hint" }, t("mod.audit_empty")));
   }
 
