@@ -304,8 +304,11 @@ def test_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     with running_server("sqlite", tmp_path) as server:
         host = Guest(server.url, "One table")
         host.create()
-        refused(host.http.post("/api/tables", json={"name": "two"}), 429,
-                "too_many_open_tables")
+        body = refused(host.http.post("/api/tables", json={"name": "two"}), 429,
+                       "too_many_open_tables")
+        # a limit of 1 is said in the singular ("1 tables" before)
+        assert body["params"] == {"limit": 1}
+        assert body["message"].startswith("you already host 1 table that has not started")
         host.close()
 
 

@@ -99,3 +99,46 @@ def test_french_then_italian_on_a_phone(server, browser) -> None:
     finally:
         helper.close()
         context.close()
+
+
+def test_a_limit_of_one_is_said_in_the_singular_in_every_language(server, browser) -> None:
+    """An operator's trial: with open_tables_per_player=1 the page said "You already have
+    1 tables waiting to start…" (and so in French and Italian). A refusal that names its
+    limit chooses its plural form on it, as every count of the page does (i18n.js)."""
+    context = browser.new_context(viewport=PHONE)
+    w = Watched(context)
+    page = w.page
+    page.goto(server.url + "/")
+    page.locator("#lang-select").wait_for()
+    said = page.evaluate("""async () => {
+        const i18n = await import('/static/i18n.js');
+        const { errorText } = await import('/static/errors.js');
+        const out = {};
+        for (const lang of ['en', 'fr', 'it']) {
+          await i18n.setLang(lang);
+          for (const code of ['too_many_open_tables', 'too_many_programs', 'too_many_blocks'])
+            for (const limit of [1, 5])
+              out[`${lang} ${code} ${limit}`] = errorText({ code, params: { limit } });
+        }
+        await i18n.setLang('en');
+        return out;
+    }""")
+    expected = {
+        "en too_many_open_tables 1": "You already have 1 table waiting to start",
+        "en too_many_open_tables 5": "You already have 5 tables waiting to start",
+        "fr too_many_open_tables 1": "Vous avez déjà 1 table qui attend de commencer",
+        "fr too_many_open_tables 5": "Vous avez déjà 5 tables qui attendent de commencer",
+        "it too_many_open_tables 1": "Hai già 1 tavolo in attesa",
+        "it too_many_open_tables 5": "Hai già 5 tavoli in attesa",
+        "en too_many_programs 1": "handed 1 seat to a program",
+        "en too_many_programs 5": "handed 5 seats to programs",
+        "fr too_many_programs 1": "confié 1 siège à un programme",
+        "it too_many_programs 1": "affidato 1 posto a un programma",
+        "en too_many_blocks 1": "You block 1 player already",
+        "fr too_many_blocks 1": "Vous bloquez déjà 1 joueur :",
+        "it too_many_blocks 1": "Blocchi già 1 giocatore:",
+    }
+    for key, start_of in expected.items():
+        assert start_of in said[key], (key, said[key])
+    assert w.problems() == []
+    context.close()

@@ -161,6 +161,12 @@ def expired_table(table_id: str) -> LobbyError:
                       "for a long time: create a new one", table=table_id)
 
 
+def counted(count: int, one: str, other: str) -> str:
+    """"1 table", "2 tables": a limit may be set to 1, and the API's English sentence said
+    "1 tables" (the page's own strings choose their plural forms, i18n.js)."""
+    return f"{count} {one if count == 1 else other}"
+
+
 def too_many(code: str, message: str, retry_after: float, **params: object) -> LobbyError:
     """A 429 that says when to try again (`Retry-After`, whole seconds)."""
     error = LobbyError(429, code, message, **params)

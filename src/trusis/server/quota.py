@@ -20,7 +20,7 @@ from starlette.requests import HTTPConnection
 
 from trusis.server import schema
 from trusis.server.hub import Hub
-from trusis.server.limits import EXPIRED, Limits, PerAddress, too_many
+from trusis.server.limits import EXPIRED, Limits, PerAddress, counted, too_many
 from trusis.server.room import Room
 
 log = logging.getLogger("trusis.server")
@@ -110,15 +110,18 @@ class Quota:
             self.creating.get(player_id, 0)
         cap = self.limits.open_tables_per_player
         if cap and mine >= cap:
-            raise too_many("too_many_open_tables", f"you already host {mine} tables that have "
-                           "not started: start or leave one before opening another",
+            raise too_many("too_many_open_tables", "you already host "
+                           f"{counted(mine, 'table that has', 'tables that have')} not started: "
+                           "start or leave one before opening another",
                            60, limit=cap)
         here = sum(1 for a in self.opened.values() if a == address) + \
             self.creating.get(address, 0)
         cap = self.limits.open_tables_per_address
         if cap and here >= cap:
-            raise too_many("too_many_open_tables", f"{here} tables that have not started "
-                           "were opened from your address: start one of them first",
+            raise too_many("too_many_open_tables",
+                           f"{counted(here, 'table that has', 'tables that have')} not started "
+                           f"{'was' if here == 1 else 'were'} opened from your address: start "
+                           "one of them first",
                            60, limit=cap)
         _count(self.creating, player_id, 1)
         _count(self.creating, address, 1)
@@ -148,14 +151,17 @@ class Quota:
             self.starts.get(player_id, 0)
         cap = self.limits.running_tables_per_player
         if cap and mine >= cap:
-            raise too_many("too_many_running_tables", f"{mine} games you host are running: "
+            raise too_many("too_many_running_tables",
+                           f"{counted(mine, 'game you host is', 'games you host are')} running: "
                            "let one end before starting another", 300, limit=cap)
         here = sum(1 for a in self.running.values() if a == address) + \
             self.starts.get(address, 0)
         cap = self.limits.running_tables_per_address
         if cap and here >= cap:
-            raise too_many("too_many_running_tables", f"{here} games started from your "
-                           "address are running: let one end before starting another",
+            raise too_many("too_many_running_tables",
+                           f"{counted(here, 'game', 'games')} started from your "
+                           f"address {'is' if here == 1 else 'are'} running: let one end before "
+                           "starting another",
                            300, limit=cap)
         _count(self.starts, player_id, 1)
         _count(self.starts, address, 1)

@@ -20,7 +20,7 @@ from trusis.server.closing import CLOSED, closed_table
 from trusis.server.errors import LobbyError
 from trusis.server.handover import hand_to_bot, hand_to_person, lapse, person_wait, returnable
 from trusis.server.host import GameHost
-from trusis.server.limits import Limits
+from trusis.server.limits import Limits, counted
 from trusis.server.names import look_alike, refuse_lookalike, skeletons
 from trusis.server.rematch_db import bot_gives_way
 from trusis.server.room import Room
@@ -157,8 +157,9 @@ class Seating:
         refuse_lookalike(name, room.lobby.names_beside(None, None))  # D20, D40
         cap = self.limits.program_seats_per_table
         if cap and room.programs >= cap:
-            raise LobbyError(409, "too_many_programs", f"this table has handed {cap} seats "
-                             "to programs already: open a new table for more", limit=cap)
+            raise LobbyError(409, "too_many_programs", "this table has handed "
+                             f"{counted(cap, 'seat', 'seats')} to programs already: open a new "
+                             "table for more", limit=cap)
         room.programs += 1
         program = await self.store.new_player(name, "program", made_by=player.id)  # D41
         async with room.lock:

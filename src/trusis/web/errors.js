@@ -30,7 +30,9 @@ export function errorText(err, { offset = 0 } = {}) {
   if (hasMsg(code)) return capital(msg(code, params));
   if (hasMsg(`refusal.${code}`)) return capital(msg(`refusal.${code}`, params));
   const key = `err.${code}`;
-  const own = t(key, readable(code, params, offset));
+  // A refusal that names its limit counts on it for its plural forms ("1 table", "5
+  // tables"): t() chooses them on `count`.
+  const own = t(key, { count: params.limit, ...readable(code, params, offset) });
   if (own !== key) return own;
   return err?.message ? String(err.message) : t("err.unknown");
 }
