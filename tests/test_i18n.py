@@ -47,29 +47,9 @@ def test_catalogues_have_the_same_keys_and_placeholders() -> None:
             assert fields(other[key]) == fields(template), (lang, key)
 
 
-WEB_LOCALES = Path(__file__).parent.parent / "src/trusis/web/locales"
-
-
-def web_catalogue(lang: str) -> dict[str, object]:
-    found: dict[str, object] = json.loads((WEB_LOCALES / f"{lang}.json").read_text("utf-8"))
-    return found
-
-
-def test_the_pages_catalogues_have_the_same_keys_and_placeholders() -> None:
-    """The page's own strings (web/locales): every key in every language, with the same
-    {placeholders} (a plural's forms together)."""
-    english = web_catalogue("en")
-    for lang in LANGUAGES:
-        other = web_catalogue(lang)
-        assert set(other) == set(english), (lang, set(other) ^ set(english))
-        for key, value in english.items():
-            said = set(re.findall(r"\{(\w+)\}", json.dumps(other[key], ensure_ascii=False)))
-            assert said == set(re.findall(r"\{(\w+)\}", json.dumps(value))), (lang, key)
-
-
 def test_D53_a_sanction_says_its_end_and_reason_in_every_language() -> None:
     for lang in LANGUAGES:
-        page = web_catalogue(lang)
+        page = _web(lang)
         assert "{until}" in str(page["err.banned"]) and "{reason}" in str(page["ban.reason"])
         assert {"ban.title", "ban.after", "ban.after_never"} <= set(page), lang
         engine = catalogue(lang)
