@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modhelp import account, grant
+from modhelp import account, grant, sanction
 from serverplay import command, people
 from serverproc import Guest, ServerProcess, running_server
 
@@ -161,3 +161,35 @@ def test_two_guests_of_one_name_are_told_apart(server: ServerProcess) -> None:
     record = mod.get(f"/api/moderation/players/{newer.id}").json()["player"]
     assert {k: record[k] for k in ("id", "name", "kind", "created_at", "last_table_at",
                                    "games")} == found[0]
+
+
+def test_D36_a_moderator_lifts_only_what_they_could_give(server: ServerProcess) -> None:
+    """An attacker's trial: a moderator muted by an admin lifted their own mute, and a
+    fellow moderator's, though D36 lets only an admin sanction a moderator and nobody
+    sanction themselves — a lift undid what could not be given. A reason made only of
+    invisible characters (U+200B) passed as one, too."""
+    root, _ = account(server.url, "Root")
+    mona, mona_id = account(server.url, "Mona")
+    _, milo_id = account(server.url, "Milo")
+    rex = Guest(server.url, "Rex")
+    grant(server, "Root", "admin")
+    grant(server, "Mona", "moderator")
+    grant(server, "Milo", "moderator")
+    mine = sanction(root, mona_id, "mute", minutes=600)["id"]
+    his = sanction(root, milo_id, "mute", minutes=600)["id"]
+    own = mona.delete(f"/api/moderation/sanctions/{mine}", params={"reason": "mine"})
+    assert (own.status_code, own.json()["code"]) == (409, "own_sanction"), own.text
+    peer = mona.delete(f"/api/moderation/sanctions/{his}", params={"reason": "friend"})
+    assert (peer.status_code, peer.json()["code"]) == (403, "not_admin"), peer.text
+    rexs = sanction(mona, rex.id, "mute", minutes=60)["id"]
+    blank = mona.delete(f"/api/moderation/sanctions/{rexs}", params={"reason": "\u200b \u2060"})
+    assert (blank.status_code, blank.json()["code"]) == (422, "needs_reason"), blank.text
+    invisible = mona.post(f"/api/moderation/players/{rex.id}/sanctions",
+                          json={"kind": "warning", "reason": "\u200b"})
+    assert invisible.status_code == 422, invisible.text
+    assert mona.delete(f"/api/moderation/sanctions/{rexs}",
+                       params={"reason": "apologised"}).status_code == 200
+    for sanction_id in (mine, his):  # an admin still lifts a moderator's
+        done = root.delete(f"/api/moderation/sanctions/{sanction_id}", params={"reason": "ok"})
+        assert done.status_code == 200, done.text
+    rex.close()

@@ -19,6 +19,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
+from trusis.rules.actions import clean_line
 from trusis.server import audit, deps, mutes, sanctions, schema, staff
 from trusis.server.errors import LobbyError
 from trusis.server.store import Player
@@ -226,20 +227,13 @@ async def sanction(player_id: str, body: SanctionIn, request: Request) -> dict[s
     me = await staff_member(request)
     await _target(request, player_id)
     engine = deps.store(request).engine
-    if player_id == me.id:
-        raise LobbyError(409, "own_sanction", "you cannot sanction yourself")
-    if await staff.roles_of(engine, player_id) and "admin" not in await staff.roles_of(
-            engine, me.id):
-        raise LobbyError(403, "not_admin", "only an admin can sanction a moderator or an "
-                         "admin", role="admin")
+    await _may_sanction(request, me, player_id)
     if body.kind == "mute" and body.minutes is None:
         raise LobbyError(422, "needs_duration", "a mute needs a duration in minutes",
                          field="minutes")
     until = None if body.minutes is None or body.kind == "warning" else \
         time.time() + body.minutes * 60.0
-    reason = body.reason.strip()
-    if not reason:
-        raise LobbyError(422, "needs_reason", "say why", field="reason")
+    reason = _reason(body.reason)
     at = time.time()
     async with engine.begin() as conn:
         if body.report is not None:  # given from a report's "Their record" (D54)
@@ -261,20 +255,48 @@ async def sanction(player_id: str, body: SanctionIn, request: Request) -> dict[s
     return {"id": sanction_id, "kind": body.kind, "until": until}
 
 
+async def _may_sanction(request: Request, me: Player, player_id: str) -> None:
+    """D36: nobody sanctions themself, and only an admin a moderator or an admin — nor
+    lifts such a sanction, which would undo what they could not give."""
+    engine = deps.store(request).engine
+    if player_id == me.id:
+        raise LobbyError(409, "own_sanction", "you cannot sanction yourself, nor lift your "
+                         "own sanction")
+    if await staff.roles_of(engine, player_id) and "admin" not in await staff.roles_of(
+            engine, me.id):
+        raise LobbyError(403, "not_admin", "only an admin can sanction a moderator or an "
+                         "admin, or lift their sanctions", role="admin")
+
+
+def _reason(text: str) -> str:
+    """A moderator's reason, cleaned as a chat line is (D9): one of invisible characters
+    only (U+200B, U+2060) says nothing, and is refused as an empty one."""
+    reason = clean_line(text) or ""
+    if not reason:
+        raise LobbyError(422, "needs_reason", "say why", field="reason")
+    return reason
+
+
 @router.delete("/moderation/sanctions/{sanction_id}")
 async def lift(sanction_id: str, request: Request,
                reason: str = Query("", max_length=1000)) -> dict[str, Any]:
     """End a mute or a ban before its time, saying why (`?reason=`), as a sanction does:
     the audit log's line is `lift_mute` or `lift_ban`, with that reason."""
     me = await staff_member(request)
-    if not reason.strip():
-        raise LobbyError(422, "needs_reason", "say why", field="reason")
-    async with deps.store(request).engine.begin() as conn:
+    why = _reason(reason)
+    engine = deps.store(request).engine
+    s = schema.sanctions
+    async with engine.connect() as conn:
+        whose = (await conn.execute(select(s.c.player_id).where(s.c.id == sanction_id))
+                 ).scalar_one_or_none()
+    if whose is not None:  # D36: a lift undoes what only the same hands could give
+        await _may_sanction(request, me, str(whose))
+    async with engine.begin() as conn:
         was = await sanctions.lift(conn, sanction_id)
         if was is None:
             raise LobbyError(404, "no_such_sanction", "no mute or ban in force has this id")
         action: audit.AuditAction = "lift_ban" if was["kind"] == "ban" else "lift_mute"
-        await audit.write(conn, me.id, action, was["player_id"], reason.strip())
+        await audit.write(conn, me.id, action, was["player_id"], why)
     return {"id": sanction_id, "lifted": True, "kind": was["kind"]}
 
 
