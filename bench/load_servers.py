@@ -199,7 +199,8 @@ def start_trusis(size: int | None, folder: Path, profile: str | None,
     if "--limit" in options:  # every client comes from 127.0.0.1: what one address may
         # do is the whole bench's (docs/deploy.md, "Limits per player and per address")
         for name in ("guests_per_address_hour", "open_tables_per_address",
-                     "running_tables_per_address", "sockets_per_address"):
+                     "running_tables_per_address", "sockets_per_address",
+                     "tables_per_address_hour", "tables_per_player_hour"):
             common += ["--limit", f"{name}=0"]
     try:
         if size is None:

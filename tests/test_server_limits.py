@@ -515,3 +515,35 @@ def test_one_address_gets_a_budget_of_balance_estimates_an_hour(tmp_path: Path) 
         assert body["params"]["limit"] == 2 and int(reply.headers["Retry-After"]) > 60
         assert ready(5).json()["status"] == "ready"  # a ready one costs nothing
         assert ready(7, at="10.20.30.42").json()["status"] == "ready"  # another address
+
+
+def test_D51_creating_tables_is_bounded_per_hour_per_player_and_address(
+        tmp_path: Path) -> None:
+    """An attacker's trial: a host may close a table before its start (D51), which frees its
+    place among the open tables at once — one guest created and closed 1,327 tables in 10 s,
+    each a stored row, about 200 MB an hour. Now a player creates `tables_per_player_hour`
+    tables in an hour and an address `tables_per_address_hour` (set small here)."""
+    with running_server("sqlite", tmp_path, extra=[
+            "--limit", "tables_per_player_hour=3",
+            "--limit", "tables_per_address_hour=5"]) as server:
+        one, two, far = (Guest(server.url, n) for n in ("Maker", "Maker two", "Far"))
+        far.http.headers["X-Forwarded-For"] = "10.20.30.42"  # through the proxy
+
+        def made_and_closed(host: Guest) -> None:
+            table = host.create(seats=5)["id"]
+            assert host.http.post(f"/api/tables/{table}/close").status_code == 200
+
+        for _ in range(3):
+            made_and_closed(one)
+        reply = one.http.post("/api/tables", json={"seats": 5})
+        body = refused(reply, 429, "too_many_tables")
+        assert body["params"]["limit"] == 3 and "Retry-After" in reply.headers
+        made_and_closed(two)
+        made_and_closed(two)
+        reply = two.http.post("/api/tables", json={"seats": 5})  # the address's sixth
+        assert refused(reply, 429, "too_many_tables")["params"]["limit"] == 5
+        made_and_closed(far)  # another address has its own
+        listed = {t["id"] for t in one.http.get("/api/tables").json()["tables"]}
+        assert not listed  # every table made was closed: nothing was created by a refusal
+        for g in (one, two, far):
+            g.close()

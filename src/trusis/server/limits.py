@@ -44,6 +44,12 @@ class Limits:
     renames_per_player_hour: int = 10
     """Times one player may change their name in an hour (a burst of that many, then one
     every 6 minutes): each rename is told to every table where they sit (D46)."""
+    tables_per_player_hour: int = 30
+    """Tables one player may create in an hour (a burst of that many, then one every two
+    minutes): a host closing a table before its start (D51) frees its open place at once,
+    and each table is a stored row for good."""
+    tables_per_address_hour: int = 120
+    """The same for all the players of one address (a class behind a school's address)."""
     open_tables_per_player: int = 5
     """Tables not yet started that one player hosts at once."""
     open_tables_per_address: int = 30
