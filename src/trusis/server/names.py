@@ -42,6 +42,19 @@ SEAT_WORDS = ("seat", "siège", "posto", "sedia", "place")
 """The words the clients and records name a seat by, in every language (seat_label)."""
 
 
+DRAWN_AS = {
+    "\u0660": ".", "\u0661": "l", "\u0665": "o", "\u0667": "V", "\u0668": "\u0245",  # ٠١٥٧٨
+    "\u25cb": "o", "\u25ef": "o", "\u26aa": "o",  # white circles, drawn as an "o"
+    "\u10bd": "S", "\u2d1d": "s",  # GEORGIAN CAPITAL LETTER SAN and its small letter
+}
+"""Look-alikes the library's confusables data misses or folds to a sign: the Arabic-Indic
+digits drawn as the Persian ones it has (U+06F0…), circles it makes a degree sign, a
+Georgian capital with several entries (an attacker's third trial, D20)."""
+DOUBLE_LETTERS = (("vv", "w"),)
+"""Letters drawn as one (the data folds "m" to "rn" but not "w" to "vv"). Not "cl" for
+"d": "Clara" and "Dara" would then be alike, and Clive could not sit beside Dive."""
+
+
 def _strip(text: str) -> str:
     return text.strip("\u200e\u200f")  # the data wraps right-to-left letters in marks
 
@@ -50,6 +63,8 @@ def _strip(text: str) -> str:
 def prototype(char: str) -> str:
     """The character `char` is confusable with, as UTS #39 names the group's prototype
     (the data maps a member to its prototype, and a prototype to its members)."""
+    if char in DRAWN_AS:
+        return DRAWN_AS[char]
     entries = confusables_data.get(char)
     if not entries or len(entries) != 1:
         return char
@@ -81,7 +96,10 @@ def skeleton(name: str, data_first: bool = True) -> str:
                    if unicodedata.category(c)[0] in "LN" and unicodedata.category(c) != "Mn")
     # "I" is drawn like "l" (the data folds it there) while "i" is not: one letter for the
     # three, so that "WIM" is "Wim" and "AIice" is "Alice".
-    return kept.replace("i", "l") or name.casefold()  # signs only ("???"): its own look
+    kept = kept.replace("i", "l")
+    for double, single in DOUBLE_LETTERS:
+        kept = kept.replace(double, single)
+    return kept or name.casefold()  # signs only ("???"): its own look
 
 
 @lru_cache(maxsize=4096)  # the bots' names are looked at for every bot seated
