@@ -37,7 +37,8 @@ from trusis.rules.views import view
 from trusis.server import handover, restore, seating, timers
 from trusis.server import host as host_module
 from trusis.server import room as room_module
-from trusis.server.clients import Client, Events
+from trusis.server.clients import Client
+from trusis.server.clients import Message as Outgoing
 from trusis.server.cluster.messages import Message
 from trusis.server.cluster.node import Node
 from trusis.server.cluster.replica import Replica
@@ -254,10 +255,10 @@ class FakeClient(Client):
     wire: Wire | None = None
     frames: list[dict[str, Any]] = field(default_factory=list)
 
-    def send(self, message: bytes | Events) -> None:
+    def send(self, message: Outgoing) -> None:
         if self.closed:
             return
-        data = message.frame() if isinstance(message, Events) else message
+        data = message if isinstance(message, bytes) else message.frame()
         frame = orjson.loads(data)
         self.frames.append(frame)
         if self.wire is not None:
