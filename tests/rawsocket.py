@@ -34,10 +34,13 @@ def frame(payload: bytes, opcode: int = TEXT, fin: bool = True) -> bytes:
 
 
 def connect(server: ServerProcess, table_id: str, token: str, receive_buffer: int = 0,
-            send_hello: bool = True) -> socket.socket:
+            send_hello: bool = True, source: str | None = None) -> socket.socket:
     """An upgraded connection (no compression offered), `hello` sent; `receive_buffer`: a
-    small SO_RCVBUF, for a client that reads nothing and should hold little."""
+    small SO_RCVBUF, for a client that reads nothing and should hold little; `source`: the
+    loopback address it comes from (127.0.0.1, the default, is a trusted proxy's)."""
     sock = socket.socket()
+    if source is not None:
+        sock.bind((source, 0))
     if receive_buffer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     sock.settimeout(10)

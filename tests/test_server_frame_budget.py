@@ -16,11 +16,13 @@ near either.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +145,43 @@ def test_a_burst_that_a_program_might_send_is_answered_whole(
     finally:
         player.close()
 
+
+
+def test_the_connections_of_one_address_share_a_frame_budget(tmp_path: Path) -> None:
+    """An attacker's third trial: 296 connections of one address, each sending 90 pings a
+    second — under its own budget — were 26,640 frames a second, and another visitor's
+    requests took a median 135 ms. The frames of one address's connections now spend a
+    budget of the address too (`frames_per_address_10s`, set small here); a connection that
+    finds it spent is closed with 4429. Another address, and a trusted proxy's (127.0.0.1:
+    the proxy bounds its own), keep theirs."""
+    with running_server("sqlite", tmp_path, log=tmp_path / "server.log", extra=[
+            "--limit", "frames_per_address_10s=200"]) as server:
+        host = Guest(server.url, "Crowded")
+        table_id = host.create(seats=5)["id"]
+        guests = [Guest(server.url, f"Pinger {n}") for n in range(4)]
+        socks = [connect(server, table_id, g.token, source="127.0.0.2") for g in guests]
+        codes: list[int | str] = []
+        try:
+            for sock in socks:  # 4 x 80 frames: each under its own 1,000, together over 200
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"".join(frame(b"", PING) for _ in range(80)))
+            codes = [close_code(sock, PROMPTLY) for sock in socks]
+        finally:
+            for sock in socks:
+                sock.close()
+        assert 4429 in codes, codes
+        assert any("this address" in line for line in refusals(server)), refusals(server)
+        other = connect(server, table_id, host.token, source="127.0.0.3")
+        try:  # another address: its own budget
+            other.sendall(b"".join(frame(b"", PING) for _ in range(150)))
+            assert close_code(other, 2.0) == "open"
+        finally:
+            other.close()
+        proxied = connect(server, table_id, host.token)  # the trusted proxy's address
+        try:
+            proxied.sendall(b"".join(frame(b"", PING) for _ in range(250)))
+            assert close_code(proxied, 2.0) == "open"
+        finally:
+            proxied.close()
+        for g in (host, *guests):
+            g.close()

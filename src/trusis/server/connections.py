@@ -188,6 +188,9 @@ def http_protocol(cap: int, request_seconds: float, trusted: str | list[str],
             if self.counted is None:
                 return
             key, self.counted = self.counted, None
+            count_address = getattr(upgraded, "count_address", None)
+            if callable(count_address):  # its frames spend its address's budget (inflow.py)
+                count_address(key)
             count_until_lost = getattr(upgraded, "count_until_lost", None)
             if callable(count_until_lost):  # this server's WebSocket protocol (transport.py)
                 count_until_lost(lambda: held.give_back(key))

@@ -109,6 +109,10 @@ class Limits:
     frames_per_socket_10s: int = 1000
     """WebSocket frames of every kind one connection may send at once, then as many per
     10 s (inflow.py): past it the connection is closed with 4429."""
+    frames_per_address_10s: int = 5000
+    """WebSocket frames the connections of one address send together at once, then as many
+    per 10 s (inflow.py; not a trusted proxy's, which bounds its own): past it, the
+    connection whose frame found it spent is closed with 4429."""
     fragments_per_message: int = 16
     """Frames one WebSocket message may come in (browsers send one): past it, 4429."""
 

@@ -34,7 +34,7 @@ from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFact
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
-from trusis.server.inflow import GOODBYE_SECONDS, PacedProtocol
+from trusis.server.inflow import GOODBYE_SECONDS, AddressFrames, PacedProtocol
 from trusis.server.limits import Limits
 
 Compression = Literal["deflate", "off", "wide"]
@@ -150,6 +150,8 @@ def protocol(compression: Compression, limits: Limits | None = None
         frames_burst = float(budget.frames_per_socket_10s)
         frames_per_second = budget.frames_per_socket_10s / 10
         fragments_most = budget.fragments_per_message
+        address_frames = (AddressFrames(float(budget.frames_per_address_10s))
+                          if budget.frames_per_address_10s > 0 else None)
 
         def __init__(self, config: Config, server_state: ServerState,
                      app_state: dict[str, Any],
