@@ -4,8 +4,9 @@ A player who blocks another no longer sees that player's chat — hidden by thei
 which asks which seats of a table it blocks (the game's events are untouched) — and
 the blocked player cannot sit at, or claim a seat of, a table they host (D33). A host
 who removes a person from the waiting room frees their seat, and that person cannot
-sit at that table again (D34). Both live in the database, read by the process that
-owns the table, so they hold on every process.
+sit at that table again (D34), and is told so at once: their pages of the table close
+and it does not open for them again until its game starts (D55, barred.py). Both live
+in the database, read by the process that owns the table, so they hold on every process.
 """
 
 from __future__ import annotations
@@ -43,24 +44,13 @@ def _person_at(room: Room, seat: int) -> str:
 @router.post("/tables/{table_id}/seats/{seat}/remove")
 async def remove(table_id: str, seat: int, request: Request) -> dict[str, Any]:
     """The host removes a person from the waiting room: the seat is freed and that person
-    cannot sit here again (D34). Only before the start."""
+    cannot sit here again (D34); their open pages of the table are told and closed, and
+    it no longer opens for them until the start (D55). Only before the start; run by the
+    table's writer (seating.py `_remove`)."""
     player = await deps.identity(request).player(request)
     hub = deps.hub(request)
     room = await hub.room(table_id, player.id)
-    if player.id != room.lobby.host_id:
-        raise LobbyError(403, "not_host", "only the table's host can do this")
-    if room.status != "open":
-        raise LobbyError(409, "already_started", "the game has already started")
-    target = _person_at(room, seat)
-    if target == player.id:
-        raise LobbyError(409, "own_seat", "you cannot remove yourself: leave your seat")
-    async with deps.store(request).engine.begin() as conn:
-        r = schema.removals
-        if (await conn.execute(select(r.c.at).where(r.c.table_id == room.id,
-                                                    r.c.player_id == target))).first() is None:
-            await conn.execute(insert(r).values(table_id=room.id, player_id=target,
-                                                at=time.time()))
-    await hub.free(room, player, seat)
+    await hub.remove(room, player, seat)
     return room.info(player.id)
 
 

@@ -218,6 +218,9 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
         if method == "free":
             await self._free(room, player, seat_number(request.seat))
             return None
+        if method == "remove":
+            await self._remove(room, player, seat_number(request.seat))
+            return None
         if method == "program_seat":
             return await self._program_seat(room, player, request.seat, request.name)
         if method == "start":
@@ -262,6 +265,10 @@ class Hub(Rematches):  # the lobby's requests (seating.py) and the rematch's (re
 
     async def free(self, room: Room, player: Player, seat: int) -> None:
         await self._on_owner(room, LobbyRequest("free", player, seat))
+
+    async def remove(self, room: Room, player: Player, seat: int) -> None:
+        """D34, D55: the host removes the person at `seat` from the waiting room."""
+        await self._on_owner(room, LobbyRequest("remove", player, seat))
 
     async def program_seat(self, room: Room, player: Player, seat: int | None,
                            name: str) -> tuple[int, str]:

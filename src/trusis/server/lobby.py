@@ -18,6 +18,7 @@ from trusis.rules.errors import SetupError
 from trusis.rules.i18n import LANGUAGES
 from trusis.server import deps, sanctions
 from trusis.server.address import client_address
+from trusis.server.barred import open_to
 from trusis.server.endcache import ends, version
 from trusis.server.errors import LobbyError
 from trusis.server.hub import bot_kinds
@@ -140,7 +141,8 @@ async def _room(request: Request, table_id: str, invite: str | None) -> tuple[Ro
 @router.get("/tables/{table_id}")
 async def table(table_id: str, request: Request,
                 invite: str | None = Query(None, max_length=64)) -> dict[str, Any]:
-    room, viewer = await _room(request, table_id, invite)
+    viewer = await deps.viewer(request)  # 403 `removed` while it waits (D55)
+    room = await open_to(deps.hub(request), table_id, viewer, invite)
     return room.info(viewer)
 
 

@@ -35,6 +35,10 @@ class Peers(Protocol):
     def table_changed(self) -> None:
         """The lobby facts changed (seats, status, who is connected)."""
 
+    def removed(self, player_id: str) -> None:
+        """The writer's host removed `player_id` from the waiting room (D34, D55): the
+        processes that follow the table close that person's connections to it."""
+
     def clients_changed(self) -> None:
         """This process's clients of the table came or went."""
 
@@ -70,6 +74,9 @@ class LocalPeers:
         return None
 
     def table_changed(self) -> None:
+        return None
+
+    def removed(self, player_id: str) -> None:
         return None
 
     def clients_changed(self) -> None:

@@ -16,12 +16,12 @@ from trusis.server.store import Player
 
 LobbyMethod = Literal["sit", "stand", "add_bot", "free", "program_seat", "start", "replace",
                       "claim", "return", "rematch", "rematch_accept", "rematch_decline",
-                      "draw", "rename_check", "rename", "close"]
+                      "draw", "rename_check", "rename", "close", "remove"]
 
 LobbyResult = int | str | tuple[int, str] | None
 """A seat number (sit, add_bot, claim, return, rematch_accept), a claim code (replace), a
 table id (rematch), a seat and its token (program_seat), the record's length after an
-admin's draw (draw, D38), or nothing (close, D51, among others)."""
+admin's draw (draw, D38), or nothing (close, D51; remove, D34, D55; among others)."""
 
 
 class Revoked(TypedDict):
@@ -41,7 +41,7 @@ class Revoked(TypedDict):
 @dataclass(frozen=True)
 class LobbyRequest:
     """One lobby request: `player` asks for `method`; the other fields are its arguments
-    (`seat` for sit/add_bot/free/program_seat/replace, `kind` a bot kind, `by` who takes
+    (`seat` for sit/add_bot/free/remove/program_seat/replace, `kind` a bot kind, `by` who takes
     a departed seat, `name` a program's or the player's new one (rename_check, rename:
     D46), `code` a claim code)."""
 

@@ -93,6 +93,10 @@ class Room:
     waiting_said: int = 0
     """How many lines were ever said there: a follower (cluster/replica.py) sends its
     clients those it had not (the writer tells the last lines with the table's facts)."""
+    removed: set[str] = field(default_factory=set)
+    """The people its host removed from the waiting room whom this process heard of (D34,
+    D55: barred.py): a connection of theirs that read the database before the removal is
+    turned away as it joins. In memory only: the database says it to every later one."""
 
     @property
     def owned(self) -> bool:

@@ -147,6 +147,26 @@ class Seating:
                 await seat_changes.free(room, seat)
         room.broadcast_table()
 
+    async def _remove(self, room: Room, player: Player, seat: int) -> None:
+        """D34: the host removes the person at `seat` from the waiting room: stored first
+        (they may not sit here again), the seat freed, and — D55 — their connections to
+        the table closed, here and on the processes that follow it, before anyone hears
+        of the free seat (barred.py). Under the table's lock, so no start comes between."""
+        self._host(room, player)
+        async with room.lock:
+            self._open(room)
+            held = room.lobby.seats.get(seat)
+            if held is None or held.kind != "person" or held.player_id is None:
+                raise LobbyError(409, "not_a_person", f"no person holds seat {seat}", seat=seat)
+            target = held.player_id
+            if target == player.id:
+                raise LobbyError(409, "own_seat", "you cannot remove yourself: leave your seat")
+            await barred.store_removal(self.store.engine, room.id, target)
+            await seat_changes.free(room, seat)
+            barred.removed_here(room, target)
+            room.peers.removed(target)
+        room.broadcast_table()
+
     async def _program_seat(self, room: Room, player: Player, seat: int | None,
                            name: str) -> tuple[int, str]:
         """The host hands a seat to a program: a player of kind program, and its token.

@@ -18,6 +18,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from trusis.server import logs
 from trusis.server.address import client_address
+from trusis.server.barred import REMOVED, REMOVED_CODE, open_to, turned_away
 from trusis.server.clients import Client
 from trusis.server.closing import CLOSED, CLOSED_CODE
 from trusis.server.commands import numbered
@@ -105,10 +106,12 @@ async def play(websocket: WebSocket) -> None:
         await _turn_away(websocket, 4403, "this token plays another table")
         return
     try:
-        room = await hub.room(table_id, owner.player.id, websocket.query_params.get("invite"))
+        room = await open_to(hub, table_id, owner.player.id, websocket.query_params.get("invite"))
     except LobbyError as err:
         if err.status == 410:  # closed before the start: by its host (D51), or expired
             await _turn_away(websocket, CLOSED_CODE, err.code)
+        elif err.code == REMOVED:  # D55: the host removed them, and it has not started
+            await _turn_away(websocket, REMOVED_CODE, REMOVED)
         else:
             await _turn_away(websocket, 4404, "no such table")
         return
@@ -160,9 +163,12 @@ async def _session(websocket: WebSocket, hub: Hub, room: Room, owner: TokenOwner
         # snapshot taken there would show what a crash may undo. Once `welcome` is out,
         # the room knows the client.
         async with room.lock:
-            client.send(_welcome(room, client, owner, returned))
-            room.join(client)
-            room.catch_up(client, last_seq)
+            if turned_away(room, client.player_id):  # removed while it waited (D55)
+                client.shut(REMOVED_CODE, REMOVED)  # nothing of the table before it
+            else:
+                client.send(_welcome(room, client, owner, returned))
+                room.join(client)
+                room.catch_up(client, last_seq)
             if room.status == CLOSED:  # closed by its host while this one waited (D51)
                 client.shut(CLOSED_CODE, "table_closed")
         identity: Identity = app.state.identity

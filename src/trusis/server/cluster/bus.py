@@ -3,7 +3,8 @@
 Three kinds of channel (names in `channel`):
 
 - `t:<table>` — from a game's owner to every process following it: the actions
-  it stored, and the table's lobby facts;
+  it stored, the table's lobby facts, and whom its host removed from the waiting
+  room (D55: their connections there close);
 - `o:<table>` — to a game's owner, whichever process that is: forwarded
   commands and lobby requests, and which seats each follower has connected;
 - `r:<node>` — answers to one process's forwarded requests;

@@ -2,10 +2,11 @@
 
 Four channels carry them (bus.py): a game's owner channel (`o:<table>`: commands,
 lobby requests and presence, to the process that writes the game), its table
-channel (`t:<table>`: what the writer stored and the table's lobby facts, to the
-processes that follow it), each process's reply channel (`r:<node>`: answers) and
-the sessions channel (revoked tokens, and warnings to tell at once). `k` names the
-kind; a message that does not decode is logged and dropped by the bus, never half-read.
+channel (`t:<table>`: what the writer stored, the table's lobby facts and whom its
+host removed from the waiting room, to the processes that follow it), each
+process's reply channel (`r:<node>`: answers) and the sessions channel (revoked
+tokens, and warnings to tell at once). `k` names the kind; a message that does not
+decode is logged and dropped by the bus, never half-read.
 """
 
 from __future__ import annotations
@@ -115,6 +116,15 @@ class TableFacts(_Message):
     host_name: str | None = None  # the host's name now: a rename follows (D46)
 
 
+class Removed(_Message):
+    """The table's host removed `player` from its waiting room (D34): each process that
+    follows the table closes that person's connections to it (D55, barred.py). Sent on
+    the table's channel before the facts that show the seat free."""
+
+    k: Literal["removed"] = "removed"
+    player: str
+
+
 class Failure(_Message):
     """A refusal (a `LobbyError`) or a failure, as the answer says it."""
 
@@ -167,8 +177,8 @@ class Warned(_Message):
     at: float
 
 
-Message = Annotated[Act | Lobby | Presence | Actions | TableFacts | Reply | Revoked | Warned,
-                    Field(discriminator="k")]
+Message = Annotated[Act | Lobby | Presence | Actions | TableFacts | Removed | Reply | Revoked
+                    | Warned, Field(discriminator="k")]
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 
 

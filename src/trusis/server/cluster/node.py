@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from trusis.server.barred import removed_here
 from trusis.server.closing import CLOSED, closed_here, gone
 from trusis.server.cluster.bus import Bus, channel
 from trusis.server.cluster.forward import Forwarder, Serve
@@ -38,6 +39,7 @@ from trusis.server.cluster.messages import (
     Lobby,
     Message,
     Presence,
+    Removed,
     Reply,
     Revoked,
     TableFacts,
@@ -336,6 +338,8 @@ class Node(Keeping):
             if isinstance(message, Actions):
                 if not follow(room, message.first, message.entries, message.deadline):
                     self.spawn(self.catch_up(room))
+            elif isinstance(message, Removed):
+                removed_here(room, message.player)  # D55
             elif isinstance(message, TableFacts) and message.status == CLOSED:
                 self.closed(room)  # D51
             elif isinstance(message, TableFacts) and apply_facts(room, message):

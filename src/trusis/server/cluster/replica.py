@@ -51,6 +51,9 @@ class Replica:
     def table_changed(self) -> None:
         return None  # the writer tells the table's facts
 
+    def removed(self, player_id: str) -> None:
+        raise AssertionError("a replica removes nobody: the writer does (D34)")
+
     def clients_changed(self) -> None:
         self._tell_presence(self.room)
 

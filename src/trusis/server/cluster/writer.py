@@ -16,6 +16,7 @@ from trusis.server.cluster.messages import (
     Actions,
     KeptSeat,
     Message,
+    Removed,
     SeatFact,
     TableFacts,
     WaitingLine,
@@ -67,6 +68,12 @@ class Writer:
 
     def table_changed(self) -> None:
         self._publish(facts(self.room))
+
+    def removed(self, player_id: str) -> None:
+        """D55, published in order before the facts that free the seat (`table_changed`):
+        a follower closes the removed person's connections before it would show them
+        the free seat."""
+        self._publish(Removed(player=player_id))
 
     def clients_changed(self) -> None:
         return None  # the writer's own clients are counted where they are: here
