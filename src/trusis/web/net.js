@@ -15,8 +15,13 @@ const FATAL = new Map([
   [4410, "table_closed"],
   [4423, "banned"],  // after a `banned` frame: its end and reason (`this.ban`)
 ]);
-// 4410: the table was closed before its start; the reason is the refusal's code (D51).
-const GONE = new Set(["table_closed", "table_expired"]);
+// Codes whose reason is the refusal's own code, said as such: 4410, the table was closed
+// before its start (D51); 4403 `removed`, its host removed this player from the waiting
+// room (D34, D55).
+const REASONS = new Map([
+  [4410, new Set(["table_closed", "table_expired"])],
+  [4403, new Set(["removed"])],
+]);
 const PING_EVERY = 5000;   // ms between pings while nothing else is heard
 const PONG_WITHIN = 7000;  // ms a ping may wait for an answer before the connection is lost
 const LIMITED_WAIT = 20000; // ms before trying again after 4429: a limit frees up slowly
@@ -115,7 +120,7 @@ export class TableConnection {
       if (this.stopped) return;
       if (FATAL.has(ev.code)) {
         this.stopped = true;
-        this.onStatus("fatal", ev.code === 4410 && GONE.has(ev.reason) ? ev.reason : FATAL.get(ev.code));
+        this.onStatus("fatal", REASONS.get(ev.code)?.has(ev.reason) ? ev.reason : FATAL.get(ev.code));
         return;
       }
       // 4429: a limit (too many tabs of yours at this table, or from your address) — said as

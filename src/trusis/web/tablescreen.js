@@ -27,7 +27,10 @@ import { blockButton, loadBlocked } from "./blocks.js";
 import { showWarning } from "./moderation.js";
 
 const PHONE = "(max-width: 700px)"; // style.css: phones, and 200% zoom of a 1280 px screen
-const CLOSED = new Set(["table_closed", "table_closed_you", "table_expired"]); // before the start (D51)
+// The table is gone for this player before its start, and the card's title says why: closed
+// (D51), or its host removed them from the waiting room (D34, D55).
+const GONE = new Map([["table_closed", "wait.closed_title"], ["table_closed_you", "wait.closed_title"],
+  ["table_expired", "wait.closed_title"], ["removed", "wait.removed_title"]]);
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
 
 export class TableScreen {
@@ -51,7 +54,7 @@ export class TableScreen {
     });
     this.log = new GameLog(store);
     this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt(), retry: () => this.conn.wake() });
-    this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow(), onClosed: (name) => this.closedByMe(name) });
+    this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow(), onClosed: (name) => this.closedByMe(name), onRemoved: () => this.fatal("removed") });
     this.end = new EndScreen(store, { invite, app, onLeave: () => this.app.navigate("/") });
     this.notebook.onChange = () => this.ring.render();
     this.side = new Tabs(["chat", "log", "notebook"], { label: t("tab.side"), cls: "tabs-side", idPrefix: "tab-d", onChange: () => this.showPanels() });
@@ -154,16 +157,17 @@ export class TableScreen {
     if (code === "not_signed_in") { this.needName(); return; }
     if (code === "banned") { this.conn.stop(); this.app.showBanned(this.conn.ban || null); return; }
     // No table to show (a wrong link, a private table without its invite, a table closed
-    // before its start): only the notice stays, not a waiting room that loads for ever nor
-    // a status that says "disconnected".
+    // before its start, a waiting room its host removed this player from: D55): only the
+    // notice stays, not a waiting room that loads for ever nor a status that says
+    // "disconnected", nor a seat or a chat box that cannot work.
     this.conn.stop();
     if (this.waiting.closing) return;  // this page closed it: it goes to the lobby (D51)
-    const gone = CLOSED.has(code);
+    const gone = GONE.has(code);
     const hadFocus = focusLost() || (this.el.contains(document.activeElement) && !this.notice.contains(document.activeElement));
     this.el.classList.add("is-gone");
     const back = h("a", { class: ["btn", gone ? "btn-primary" : ""], href: "/", on: { click: (ev) => { ev.preventDefault(); this.app.navigate("/"); } } }, t("end.leave"));
     fill(this.notice, h("div", { class: ["card", "notice-bad", gone ? "notice-closed" : ""], attrs: { role: "alert" } },
-      gone ? h("h2", {}, t("wait.closed_title")) : null,
+      gone ? h("h2", {}, t(GONE.get(code))) : null,
       h("p", {}, errorText({ code })), back), this.away, this.cards);
     // The waiting room went away under the player: they go on from the way back.
     if (hadFocus) back.focus();

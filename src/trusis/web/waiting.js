@@ -25,12 +25,13 @@ function kinds() {
 }
 
 export class WaitingRoom {
-  constructor(app, store, { invite, onSeatChange, onClosed }) {
+  constructor(app, store, { invite, onSeatChange, onClosed, onRemoved }) {
     this.app = app;
     this.store = store;
     this.invite = invite;
     this.onSeatChange = onSeatChange;
     this.onClosed = onClosed;
+    this.onRemoved = onRemoved;
     this.closing = false;  // this page's Close table is under way, or done (D51)
     this.balance = new Balance();
     this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
@@ -68,6 +69,9 @@ export class WaitingRoom {
       if (seatChange) this.onSeatChange();
     } catch (err) {
       this.error.textContent = errorText(err);
+      // D55: the host removed this player (the news of it did not reach this page): the
+      // page says so as it would have, rather than offer the seats again.
+      if (err?.code === "removed") this.onRemoved?.();
     } finally {
       this.busy = false;
       this.render();
