@@ -17,7 +17,7 @@ removed person may watch it as anyone may (D55).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -25,9 +25,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from trusis.server import schema
 from trusis.server.errors import LobbyError
 from trusis.server.room import Room
+from trusis.server.store import Store
 
-if TYPE_CHECKING:
-    from trusis.server.hub import Hub
+
+class Hub(Protocol):
+    """What `open_to` needs of the hub (hub.py): named here, not imported, since the hub's
+    modules import this one (a cycle, test_imports.py)."""
+
+    store: Store
+
+    async def room(self, table_id: str, player_id: str | None = None,
+                   invite: str | None = None) -> Room: ...
 
 REMOVED_CODE = 4403
 """The WebSocket close code of a person the host removed from the waiting room (D55),

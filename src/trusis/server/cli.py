@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from sqlalchemy.engine import make_url
 
-from trusis.cli.common import fail
+from trusis.rules.errors import escaped
 from trusis.server import onefile
 from trusis.server.config import Settings, default_database_url, sqlite_file
 from trusis.server.limits import LimitError, Limits
 from trusis.server.logs import LogFormat
 from trusis.server.transport import DEFAULT_COMPRESSION, Compression
+
+
+def fail(message: str) -> NoReturn:
+    """A one-line error on standard error, exit 2, as the other commands' (cli/common.py,
+    which this layer may not import: tests/test_imports.py)."""
+    typer.echo(f"error: {escaped(message)}", err=True)
+    raise typer.Exit(2)
 
 
 def serve_command(
