@@ -70,13 +70,20 @@ class Conn(Player):
 
     def wait_closed(self, timeout: float = 10.0) -> int | None:
         """Read until the server closes the connection: its close code."""
+        return self.ending(timeout)[0]
+
+    def ending(self, timeout: float = 10.0) -> tuple[int | None, str]:
+        """Read until the server closes the connection: its close code and reason (1006
+        and "" when it ended with no close frame; None and "" when it is still open)."""
         deadline = time.monotonic() + timeout
         try:
             while time.monotonic() < deadline:
                 self.pump(0.2)
         except ConnectionClosed as closed:
-            return closed.rcvd.code if closed.rcvd is not None else 1006
-        return None
+            if closed.rcvd is None:
+                return 1006, ""
+            return closed.rcvd.code, closed.rcvd.reason
+        return None, ""
 
     def open(self, timeout: float = 15.0) -> Conn:
         """Wait for the first view (snapshot or events) after `hello`."""

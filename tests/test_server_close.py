@@ -11,7 +11,6 @@ the one that writes the table closes it and the others' connections hear it too.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clusterproc import Cluster
 from serverplay import Conn
-from serverproc import Guest, ServerProcess, drop_database, new_database
+from serverproc import Guest, ServerProcess, drop_database, new_database, running_server
 
 OPEN_PER_PLAYER = 2  # the bound this module's server runs with (`--limit`)
 
@@ -30,32 +29,14 @@ OPEN_PER_PLAYER = 2  # the bound this module's server runs with (`--limit`)
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     folder = tmp_path_factory.mktemp("close")
-    running = ServerProcess(new_database("sqlite", folder), bot_pace=0.0,
-                            extra=["--limit", f"open_tables_per_player={OPEN_PER_PLAYER}"],
-                            log=folder / "serve.log")
-    running.start()
-    try:
+    with running_server("sqlite", folder, bot_pace=0.0, log=folder / "serve.log",
+                        extra=["--limit", f"open_tables_per_player={OPEN_PER_PLAYER}"]) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def close(guest: Guest | httpx.Client, table_id: str) -> httpx.Response:
     http = guest.http if isinstance(guest, Guest) else guest
     return http.post(f"/api/tables/{table_id}/close")
-
-
-def ending(conn: Conn, timeout: float = 10.0) -> tuple[int | None, str]:
-    """Read until the server closes `conn`: its close code and reason."""
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            conn.pump(0.2)
-    except ConnectionClosed as closed:
-        if closed.rcvd is None:
-            return 1006, ""
-        return closed.rcvd.code, closed.rcvd.reason
-    return None, ""
 
 
 def turned_away(server: ServerProcess, table_id: str, token: str) -> tuple[int | None, str]:
@@ -65,7 +46,7 @@ def turned_away(server: ServerProcess, table_id: str, token: str) -> tuple[int |
     except ConnectionClosed as closed:  # ended before its `hello` went out
         assert closed.rcvd is not None
         return closed.rcvd.code, closed.rcvd.reason
-    return ending(conn)
+    return conn.ending()
 
 
 def listed(guest: Guest, table_id: str) -> bool:
@@ -105,7 +86,7 @@ def test_D51_the_host_closes_a_waiting_table_and_everyone_at_it_is_told(
     assert all(s["kind"] is None for s in answered["seats"])
 
     for conn in conns:  # each told at once, then the connection ends: 4410 `table_closed`
-        assert ending(conn) == (4410, "table_closed")
+        assert conn.ending() == (4410, "table_closed")
         frame = closed_frame(conn)
         assert frame is not None and frame["id"] == tid and frame["host"]["name"] == "Ann"
 
@@ -219,7 +200,7 @@ def test_D51_in_a_cluster_the_writer_closes_and_every_process_tells_its_own(
     assert reply.status_code == 200, reply.text
     assert reply.json()["status"] == "closed"
     for conn in (on_b, on_a):
-        assert ending(conn) == (4410, "table_closed")
+        assert conn.ending() == (4410, "table_closed")
         assert closed_frame(conn) is not None
     for server in (a, b):
         seen = httpx.get(f"{server.url}/api/tables/{tid}",

@@ -39,19 +39,6 @@ def remove(host: Guest, table_id: str, seat: int) -> httpx.Response:
     return host.http.post(f"/api/tables/{table_id}/seats/{seat}/remove")
 
 
-def ending(conn: Conn, timeout: float = 10.0) -> tuple[int | None, str]:
-    """Read until the server closes `conn`: its close code and reason."""
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            conn.pump(0.2)
-    except ConnectionClosed as closed:
-        if closed.rcvd is None:
-            return 1006, ""
-        return closed.rcvd.code, closed.rcvd.reason
-    return None, ""
-
-
 def turned_away(server: ServerProcess, table_id: str, token: str,
                 invite: str | None = None) -> tuple[int | None, str]:
     """A connection opened now: how the server ends it (None: it stays open)."""
@@ -60,7 +47,7 @@ def turned_away(server: ServerProcess, table_id: str, token: str,
     except ConnectionClosed as closed:  # ended before its `hello` went out
         assert closed.rcvd is not None
         return closed.rcvd.code, closed.rcvd.reason
-    code = ending(conn, 3.0)
+    code = conn.ending(3.0)
     conn.close()
     return code
 
@@ -102,7 +89,7 @@ def test_D55_the_removed_person_is_told_at_once_and_is_out_of_the_waiting_room(
     assert reply.json()["seats"][1]["kind"] is None
 
     for conn, before in zip((b, b2), heard, strict=True):  # told at once, then closed
-        assert ending(conn) == REMOVED
+        assert conn.ending() == REMOVED
         # Nothing after the removal offered him anything: no `table` without his seat.
         assert all(seated(t, "Bob") for t in tables(conn)), conn.messages[before:]
 
@@ -229,7 +216,7 @@ def test_D55_in_a_cluster_the_process_that_holds_the_connection_closes_it(
     reply = remove(ann, tid, 2)
     assert reply.status_code == 200, reply.text
     for conn in (bob_b, bob_a):
-        assert ending(conn) == REMOVED
+        assert conn.ending() == REMOVED
         assert all(seated(t, "Bob") for t in tables(conn))
     assert command(ann_a, do="say", text="on we go")["type"] == "ack"
     cid_b.until(lambda p: "on we go" in said(p), 10)

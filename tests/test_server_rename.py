@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from clusterproc import Cluster
-from serverproc import Guest, Player, ServerProcess, new_database
+from serverproc import Guest, Player, ServerProcess, running_server
 
 RENAMES = 4  # the bound this module's server runs with (`--limit`)
 PASSWORD = "a long password"
@@ -27,14 +27,9 @@ PASSWORD = "a long password"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     folder = tmp_path_factory.mktemp("rename")
-    running = ServerProcess(new_database("sqlite", folder), bot_pace=0.0,
-                            extra=["--limit", f"renames_per_player_hour={RENAMES}"],
-                            log=folder / "serve.log")
-    running.start()
-    try:
+    with running_server("sqlite", folder, bot_pace=0.0, log=folder / "serve.log",
+                        extra=["--limit", f"renames_per_player_hour={RENAMES}"]) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def rename(guest: Guest | httpx.Client, name: object) -> httpx.Response:
