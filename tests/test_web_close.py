@@ -18,8 +18,8 @@ from a11y_support import axe_problems
 from test_web_support import (
     DESKTOP,
     PHONE,
-    Watched,
     create_table,
+    host_and_guest,
     needs_chromium,
     shot,
     sign_in,
@@ -39,11 +39,8 @@ BACK = {"fr": "Retour au salon", "it": "Torna alla sala"}
                                                         ("phone", PHONE, "it")])
 def test_D51_the_host_closes_the_table_and_a_seated_player_is_sent_back_to_the_lobby(
         server: Any, browser: Any, size: str, viewport: dict[str, int], lang: str) -> None:
-    ann_ctx = browser.new_context(viewport=viewport, locale="en-GB", bypass_csp=True)
-    bob_ctx = browser.new_context(viewport=viewport, locale={"fr": "fr-FR", "it": "it-IT"}[lang],
-                                  bypass_csp=True)  # bypass_csp: axe-core is added to the page
     problems: list[str] = []
-    ann_w, bob_w = Watched(ann_ctx), Watched(bob_ctx)
+    ann_w, bob_w = host_and_guest(browser, viewport, lang)
     ann, bob = ann_w.page, bob_w.page
     sign_in(ann, server.url, "Ann")
     table = create_table(ann, 5)
@@ -93,5 +90,5 @@ def test_D51_the_host_closes_the_table_and_a_seated_player_is_sent_back_to_the_l
 
     bob.goto(f"{server.url}/t/{table}")  # the link, later
     bob.locator(".notice-closed", has_text=TOLD[lang]).wait_for()
-    for ctx in (ann_ctx, bob_ctx):
-        ctx.close()
+    for watched in (ann_w, bob_w):
+        watched.page.context.close()

@@ -21,8 +21,8 @@ from a11y_support import axe_problems
 from test_web_support import (
     DESKTOP,
     PHONE,
-    Watched,
     create_table,
+    host_and_guest,
     needs_chromium,
     shot,
     sign_in,
@@ -50,11 +50,8 @@ def nothing_to_use(page: Any) -> None:
 def test_D55_the_host_removes_bob_and_his_page_says_so_and_leads_back_to_the_lobby(
         server: Any, browser: Any, size: str, viewport: dict[str, int], lang: str,
         private: bool) -> None:
-    ann_ctx = browser.new_context(viewport=viewport, locale="en-GB", bypass_csp=True)
-    bob_ctx = browser.new_context(viewport=viewport, locale={"fr": "fr-FR", "it": "it-IT"}[lang],
-                                  bypass_csp=True)  # bypass_csp: axe-core is added to the page
     problems: list[str] = []
-    ann_w, bob_w = Watched(ann_ctx), Watched(bob_ctx)
+    ann_w, bob_w = host_and_guest(browser, viewport, lang)
     ann, bob = ann_w.page, bob_w.page
     sign_in(ann, server.url, "Ann")
     table = create_table(ann, 5, private=private)
@@ -103,5 +100,5 @@ def test_D55_the_host_removes_bob_and_his_page_says_so_and_leads_back_to_the_lob
     shot(bob, f"removed-{size}-{lang}-bob-opens-the-link-again")
     assert ann.locator(".wait-seat.is-free").count() == 4  # Ann's waiting room goes on
     assert problems == []
-    for ctx in (ann_ctx, bob_ctx):
-        ctx.close()
+    for watched in (ann_w, bob_w):
+        watched.page.context.close()

@@ -268,3 +268,12 @@ def frames_of(watched: Watched, kind: str) -> list[dict[str, Any]]:
             if isinstance(data, dict) and data.get("type") == kind:
                 out.append(data)
     return out
+
+
+def host_and_guest(browser: Browser, viewport: dict[str, int], lang: str
+                   ) -> tuple[Watched, Watched]:
+    """Ann, a host whose page is in English, and Bob, a friend whose page is in `lang`, on
+    the same size of screen (bypass_csp: axe-core is added to the page)."""
+    locale = {"en": "en-GB", "fr": "fr-FR", "it": "it-IT"}[lang]
+    return (Watched(browser.new_context(viewport=viewport, locale="en-GB", bypass_csp=True)),
+            Watched(browser.new_context(viewport=viewport, locale=locale, bypass_csp=True)))

@@ -41,6 +41,13 @@ def _count(counts: dict[K, int], key: K, step: int) -> None:
         counts.pop(key, None)
 
 
+def _spend(budget: PerAddress, key: str, code: str, message: str, limit: int) -> None:
+    """One more of `key`'s hourly budget, or a 429 that says when to try again."""
+    wait = budget.take(key)
+    if wait:
+        raise too_many(code, message, wait, limit=limit)
+
+
 class Quota:
     """The per-player and per-address counts of one process."""
 
@@ -73,27 +80,21 @@ class Quota:
     # -- guests ------------------------------------------------------------------
 
     def new_guest(self, address: str) -> None:
-        wait = self.guests.take(address)
-        if wait:
-            raise too_many("too_many_guests", "too many new names from your address in the "
-                           "last hour: keep the name you have, or try again later",
-                           wait, limit=self.limits.guests_per_address_hour)
+        _spend(self.guests, address, "too_many_guests", "too many new names from your "
+               "address in the last hour: keep the name you have, or try again later",
+               self.limits.guests_per_address_hour)
 
     # -- reports -----------------------------------------------------------------
 
     def new_report(self, player_id: str, address: str) -> None:
         """One more report (R51) of this player from this address, or a 429: a few an
         hour are plenty for a player; one guest filed 760 in 5 s, 4.3 MB kept."""
-        wait = self.reports.take(player_id)
-        if wait:
-            raise too_many("too_many_reports", "you have sent many reports in the last hour: "
-                           "the host and the moderators have them; try again later",
-                           wait, limit=self.limits.reports_per_player_hour)
-        wait = self.reports_here.take(address)
-        if wait:
-            raise too_many("too_many_reports", "many reports were sent from your address in "
-                           "the last hour: try again later", wait,
-                           limit=self.limits.reports_per_address_hour)
+        _spend(self.reports, player_id, "too_many_reports", "you have sent many reports in "
+               "the last hour: the host and the moderators have them; try again later",
+               self.limits.reports_per_player_hour)
+        _spend(self.reports_here, address, "too_many_reports", "many reports were sent from "
+               "your address in the last hour: try again later",
+               self.limits.reports_per_address_hour)
 
     # -- open tables -------------------------------------------------------------
 
@@ -140,16 +141,12 @@ class Quota:
         closed before its start (D51) frees its open place at once, and one guest made and
         closed 1,327 tables in 10 s, each a row kept for good. Counted once the open-table
         limits passed, so a host told to start one first has spent nothing."""
-        wait = self.tables_made.take(player_id)
-        if wait:
-            raise too_many("too_many_tables", "you have created many tables in the last hour: "
-                           "play at one of yours, or join one in the lobby",
-                           wait, limit=self.limits.tables_per_player_hour)
-        wait = self.tables_here.take(address)
-        if wait:
-            raise too_many("too_many_tables", "many tables were created from your address in "
-                           "the last hour: join one in the lobby, or try again later",
-                           wait, limit=self.limits.tables_per_address_hour)
+        _spend(self.tables_made, player_id, "too_many_tables", "you have created many tables "
+               "in the last hour: play at one of yours, or join one in the lobby",
+               self.limits.tables_per_player_hour)
+        _spend(self.tables_here, address, "too_many_tables", "many tables were created from "
+               "your address in the last hour: join one in the lobby, or try again later",
+               self.limits.tables_per_address_hour)
 
     def table_created(self, room: Room, address: str) -> None:
         self.opened[room.id] = address
