@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final, cast
 
 from trusis.rules.actions import PASS, SAY, Action
@@ -21,6 +22,15 @@ from trusis.rules.formats import EventData as EventData  # re-exported: the bot 
 from trusis.rules.formats import View as View
 
 LANGUAGES: Final = ("en", "fr", "it")
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """How far the phase has gone, as `Bot.tick` last said: seconds since its start, and
+    how long it lasts (the server may shorten it once the people are done)."""
+
+    seconds: float
+    length: float
 
 
 class Bot(ABC):
@@ -49,6 +59,15 @@ class Bot(ABC):
         self.rng = random.Random(f"{self.kind}:{seed}:{seat}")
         # Empty until the first `observe` (the helpers below read it with .get).
         self.view: View = cast(View, {})
+        self.clock: Clock | None = None
+
+    def tick(self, seconds: float, length: float) -> None:
+        """Where the phase stands in time: `seconds` since it began, out of `length`,
+        both at a person's pace. A server's schedule (trusis.server.botplay) calls it
+        before each turn, so a bot may pace itself as people do (not vote in the first
+        seconds on a hunch, not answer a vote at once); the lab's driver never does — it
+        has no clock — and `clock` stays None there, so a bot must play without it."""
+        self.clock = Clock(seconds, length)
 
     def observe(self, view: View, events: Sequence[EventData]) -> None:
         """Receive this seat's current view and the events it saw since the last call."""

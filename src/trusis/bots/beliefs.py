@@ -261,7 +261,7 @@ class Beliefs:
         if settled or moved is None:
             today: dict[int, float] = {}
             for voter, target in votes.items():
-                weight = vote_weight(self._innocence, self.night_victims, target)
+                weight = self._vote_weight(voter, target)
                 if weight:
                     today[voter] = weight
             if not settled and today == self._today:
@@ -270,7 +270,7 @@ class Beliefs:
             today = dict(self._today)
             changed = []
             for voter in moved:
-                weight = (vote_weight(self._innocence, self.night_victims, votes[voter])
+                weight = (self._vote_weight(voter, votes[voter])
                           if voter in votes else 0.0)
                 if weight != today.get(voter, 0.0):
                     changed.append(voter)
@@ -295,6 +295,11 @@ class Beliefs:
                 continue
             logit = base + evidence.get(seat, 0.0) + today.get(seat, 0.0)
             p[seat] = 1 / (1 + math.exp(-max(-30.0, min(30.0, logit))))
+
+    def _vote_weight(self, voter: int, target: int) -> float:
+        """The evidence today's vote of `voter` for `target` gives about `voter` (a hook:
+        `trusis.bots.weigh` also asks what the voter knew when it voted)."""
+        return vote_weight(self._innocence, self.night_victims, target)
 
     def _settle(self) -> None:
         """Sum the settled evidence, re-reading facts and claims only when they changed

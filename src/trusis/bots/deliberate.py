@@ -33,12 +33,15 @@ does not coordinate with its team.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
+from collections.abc import Sequence
 from typing import ClassVar
 
 from trusis.bots import chat, tactics
-from trusis.bots.heuristic import HeuristicBot
-from trusis.bots.weigh import ListeningBeliefs
+from trusis.bots.base import Clock, EventData, View
+from trusis.bots.talk import TalkingBot
+from trusis.bots.weigh import INFO_ROLES, ListeningBeliefs
 from trusis.rules.actions import Action
 from trusis.rules.roles import (
     BLACK_KNIGHT,
@@ -52,9 +55,21 @@ from trusis.rules.roles import (
 )
 
 MAX_DAY_TURNS = 8  # from this turn of a day on, a bot that has voted keeps its vote
+CLAIMER_SHY = 3.0  # how much less a coordinated Trusis wants a trusted claimer voted out by day
+RETORT_TURNS = {TEAM_HUMAN: 3, TEAM_TRUSIS: 0}  # without a clock, turns before a bot votes
+# for a seat whose vote is on it: a Human asks first; a Trusis answers at once (in the lab,
+# which has no clock, its counter-vote is worth 13 points of its wins; on a server's clock
+# it waits RETORT like anyone)
+HOLD = (0.1, 5.0, 20.0)  # with a clock: no hunch vote before this share of the day, in bounds
+RETORT = (0.15, 8.0, 30.0)  # ... nor a vote back at its own voter before this share
+MOMENT = (0.06, 0.45)  # ... and its first hunch vote at a moment drawn in this share of the day
 
 
-class NormalBot(HeuristicBot):
+def _within(clock: Clock, share: float, low: float, high: float) -> float:
+    return min(high, max(low, share * clock.length))
+
+
+class NormalBot(TalkingBot):
     """The default bot: listens, deliberates, coordinates with its team and bluffs."""
 
     kind: ClassVar[str] = "normal"
@@ -70,6 +85,8 @@ class NormalBot(HeuristicBot):
     SPREAD: ClassVar[dict[str, float]] = {TEAM_HUMAN: 0.06, TEAM_TRUSIS: 0.3}  # hunches: how
     # far below the best a first vote without evidence may land
     CLAIMER_INNOCENCE: ClassVar[float] = 1.0
+    CLAIM_EARLY: ClassVar[bool] = True  # a Human power role says what it is on Day 1
+    KEEP_CLEAR: ClassVar[float] = 0.0  # every result is published, clear ones too
     beliefs: ListeningBeliefs
 
     def __init__(self, seat: int, seed: int = 0, lang: str = "en") -> None:
@@ -81,6 +98,34 @@ class NormalBot(HeuristicBot):
         self._queue: list[Action] = []  # the rest of a statement, said on the next turns
         self._jitter_day: tuple[str, int] = ("", 0)
         self._bluffed: set[int] = set()  # days it published a posed sweep
+        self._accused: dict[int, tuple[int, float]] = {}  # voter on this bot -> when seen
+        self._moment: tuple[int, float] = (0, 0.0)  # (day, share of it) of its first hunch vote
+        self._hunch: tuple[int, int] = (0, 0)  # (day, seat) of its hunch, kept until it votes
+        self._first_vote: bytes | None = None  # the phase's public lines up to its first
+        # vote, and that vote: what seeds the lot (D70)
+        self._heard = hashlib.blake2b(digest_size=8)  # ... the lines so far
+        self._said_role = False  # it said its Human power role in public (its beliefs keep
+        # the others' claims only)
+
+    def observe(self, view: View, events: Sequence[EventData]) -> None:
+        day_before = (self.beliefs.kind, self.beliefs.day)
+        super().observe(view, events)
+        if (self.beliefs.kind, self.beliefs.day) != day_before:
+            self._accused = {}
+        seconds = self.clock.seconds if self.clock is not None else 0.0
+        for event in events:
+            code, params = event["code"], event["params"]
+            if code == "phase_started":
+                self._first_vote, self._heard = None, hashlib.blake2b(digest_size=8)
+            elif code == "said" and self._first_vote is None:
+                self._heard.update(f"{params['seat']}:{params['text']}\n".encode())
+            if code == "vote_cast" and self._first_vote is None:
+                self._heard.update(f"{params['voter']}>{params['target']}".encode())
+                self._first_vote = self._heard.digest()
+            if code == "vote_cast" and params["target"] == self.seat:
+                self._accused.setdefault(params["voter"], (self._turn, seconds))
+            elif code in ("vote_cast", "vote_withdrawn"):
+                self._accused.pop(params["voter"], None)
 
     # -- the day's talk -------------------------------------------------------
 
@@ -91,11 +136,18 @@ class NormalBot(HeuristicBot):
             self.beliefs.memo.clear()
         if self._queue:
             return self._queue.pop(0)
+        if self.CLAIM_EARLY and self.beliefs.day == 1 and self._turn == 1 \
+                and self.beliefs.role in INFO_ROLES:
+            self._said_role = True
+            return self._say(chat.CLAIM_ROLE, role=self.beliefs.role)
         if self._turn <= 3:
             said = self._plan() or self._challenge() or self._bluff()
             if said is not None:
                 return said
-        return super()._talk_by_day()
+        return self._converse() or super()._talk_by_day()
+
+    def _talk_by_night(self) -> Action | None:
+        return super()._talk_by_night() or self._converse()
 
     def _names(self) -> dict[int, str]:
         return {p["seat"]: p["name"] for p in self.view["players"]}
@@ -195,14 +247,53 @@ class NormalBot(HeuristicBot):
         target = self._deliberate(scores, votes, mine)
         if not target or (not mine and not self._ready(target)):
             return None
+        if target != mine and target in self._retorts(scores):
+            return None  # ask first; answer a vote with a vote later, if at all
+        if target != mine and self._accused and self.clock is not None and self._lone() \
+                and not tactics.convinced(b, target) and target != self._lot(scores):
+            return None  # D70: accused without evidence, it answers with words, not a vote
+        explained = self._explain(target)
+        if explained is not None:
+            return explained  # the vote comes on the next turn, if it still stands
         if b.role == ILLUSIONIST:
             return self._illusion(seats, votes, target)
         return self._set("vote", target)
 
+    def act(self) -> Action | None:
+        if self.clock is not None and self._phase[0] == "day":
+            # On a clock time itself is news: a hunch waits for its moment, a counter-vote
+            # for its delay, so "nothing new since I waited" does not mean "same answer".
+            self._news = True
+        return super().act()
+
+    def _retorts(self, scores: dict[int, float]) -> list[int]:
+        """Seats whose vote is on this bot and that it may not vote back yet: a vote on
+        it is a question before it is evidence, so without real evidence it answers a
+        vote with a vote only once it had time to ask (RETORT_TURNS, or RETORT of the day
+        on a clock)."""
+        out = []
+        for voter, (turn, seconds) in self._accused.items():
+            if voter not in scores or tactics.convinced(self.beliefs, voter):
+                continue
+            clock = self.clock
+            if clock is not None:
+                if clock.seconds - seconds < _within(clock, *RETORT):
+                    out.append(voter)
+            elif self._turn - turn < RETORT_TURNS.get(self.beliefs.team, 0):
+                out.append(voter)
+        return out
+
     def _ready(self, target: int) -> bool:
         """Evidence votes at once; a hunch with chance FIRST per turn, always from turn 3
-        or once nobody moved since this bot's last turn."""
-        if tactics.convinced(self.beliefs, target) or self._quiet:
+        or once nobody moved since this bot's last turn. On a server's clock a hunch waits
+        for its moment of the day instead, never within the day's first seconds (HOLD)."""
+        convinced = tactics.convinced(self.beliefs, target)
+        clock = self.clock
+        if clock is not None and not convinced:
+            if self._moment[0] != self.beliefs.day:
+                self._moment = (self.beliefs.day, self.rng.uniform(*MOMENT))
+            return clock.seconds >= max(_within(clock, *HOLD), self._moment[1] * clock.length)
+        if convinced or self._quiet:
             return True
         return self._turn >= 3 or self.rng.random() < self.FIRST * self._turn
 
@@ -215,6 +306,14 @@ class NormalBot(HeuristicBot):
             plan = b.plans.get(b.day)
             if self.COORDINATE and plan in scores:
                 scores[plan] += 1.5
+            if self.COORDINATE:  # a vote against a trusted claimer gives a Trusis away:
+                # the night is for claimers, unless the day's vote already turns on them
+                counts = Counter(self.view["votes"].values())
+                lead = tactics.join_min(b)
+                for seat in b.claimers:
+                    if seat in scores and seat not in b.liars | b.contested \
+                            and counts.get(seat, 0) < lead:
+                        scores[seat] -= CLAIMER_SHY
         pending = self._choice("extra_vote_today")
         if b.role == WISE_WOMAN and pending in scores:
             scores[pending] += 0.3
@@ -224,12 +323,27 @@ class NormalBot(HeuristicBot):
         """The seat to vote for now: own judgement plus the table's votes, weighted by
         how far the day has gone; the current vote is kept unless clearly beaten."""
         b = self.beliefs
+        lot = self._lot(scores)
+        if lot:
+            return 0 if lot == self.seat else lot  # the seat drawn lets the others decide
         if not mine:  # a first vote is one's own, never a follower's; a hunch is spread
             top = tactics.best(scores)
             if tactics.convinced(b, top):
                 return top
-            near = sorted(s for s, v in scores.items() if v >= scores[top] - self.SPREAD[b.team])
-            return self.rng.choice(near)
+            # ... and never starts on a seat that passed without a vote (D23): it could
+            # not answer, and passing is no reason to be voted out
+            mute = self._mute()
+            hunch = {s: v for s, v in scores.items() if s not in mute} or scores
+            top = tactics.best(hunch)
+            near = sorted(s for s, v in hunch.items() if v >= hunch[top] - self.SPREAD[b.team])
+            if self._hunch[0] == b.day and self._hunch[1] in near:
+                return self._hunch[1]  # the hunch it has (perhaps said), until it votes
+            others = max(2, len(b.alive) - 1)
+            cast = {int(k) for k in self.view["votes"]}
+            weights = [1.0 if s in cast else (others - 1) / others for s in near]
+            pick = self.rng.choices(near, weights)[0]
+            self._hunch = (b.day, pick)
+            return pick
         weight = 1.0 if self._quiet else min(1.0, (self._turn - 1) / self.DELIBERATION)
         social = self.SOCIAL[b.team] * weight
         alive = max(1, len(b.alive))
@@ -249,6 +363,34 @@ class NormalBot(HeuristicBot):
         if mine in value and value[top] - value[mine] < self.STICKINESS[b.team]:
             return mine
         return top
+
+    def _lone(self) -> bool:
+        """A table with one TRUSIS (five to seven seats of the standard set), where Day 1
+        gives the Humans no evidence at all (no fellow TRUSIS to give itself away): D70."""
+        return self.beliefs.composition.get(TRUSIS, 0) == 1
+
+    def _lot(self, scores: dict[int, float]) -> int:
+        """D70: on Day 1 of a lone-TRUSIS table, with no evidence against anyone, the Human
+        bots agree on one seat by lot instead of racing their own hunches — a race that the
+        seat which does not hunch back (a person voting late, say) loses more often than
+        its share, since every bot's hunch may land on it and each bot's cannot land on
+        itself. The lot draws, alike for every seat that has not claimed a Human role nor
+        passed without a vote, people and bots, from a digest of the day's public lines up
+        to its first vote and of that vote: the same for every bot (they read the same
+        stream), different from game to game, and unknown before that vote. 0: no lot, the
+        bot votes as usual; its own seat: it casts no new vote, leaving the others to decide."""
+        b = self.beliefs
+        if b.team != TEAM_HUMAN or b.day != 1 or not self._lone() or self._first_vote is None \
+                or any(tactics.convinced(b, s) for s in scores):
+            return 0
+        mute = self._mute()
+        trusted = (set(b.claimers) - b.liars - b.contested) | ({self.seat} if self._said_role
+                                                                 else set())
+        seats = sorted(s for s in b.alive if s not in mute and s not in trusted)
+        if not seats:
+            return 0
+        lot = seats[int.from_bytes(self._first_vote, "big") % len(seats)]
+        return lot if lot in scores or lot == self.seat else 0
 
     def _mute(self) -> set[int]:
         """Seats that passed without a vote today: they can no longer answer an accusation
@@ -288,3 +430,5 @@ class EasyBot(NormalBot):
     SOCIAL: ClassVar[dict[str, float]] = {TEAM_HUMAN: 2.0, TEAM_TRUSIS: 3.0}
     DELIBERATION: ClassVar[int] = 2
     CLAIMER_INNOCENCE: ClassVar[float] = 0.5
+    CLAIM_EARLY: ClassVar[bool] = False
+    KEEP_CLEAR: ClassVar[float] = 0.5

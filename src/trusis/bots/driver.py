@@ -90,10 +90,20 @@ class BotDriver:
         action before the next): the bot sees its seat's view and news only. An
         action without a seat gets this one.
         """
+        return self.own(seat, self.prepare(seat).act())
+
+    def prepare(self, seat: int) -> Bot:
+        """The first half of `decide`: the bot at `seat` observes its view and news.
+        Its `act` may then run elsewhere (a server thinks off its event loop): a bot
+        reads nothing but what it observed."""
         seen = view(self.game.state, seat)
         bot = self.bots[seat]
         bot.observe(seen, self._news(seat, seen))
-        action = bot.act()
+        return bot
+
+    @staticmethod
+    def own(seat: int, action: Action | None) -> Action | None:
+        """`action` as an action of `seat` (a bot may leave its seat out)."""
         if action is not None and action.seat is None:
             action = Action(action.do, seat, action.target, action.shown, action.text,
                             action.to, action.by)

@@ -44,6 +44,7 @@ class HeuristicBot(Bot):
     """A bot that keeps beliefs about every seat and plays its role's strengths."""
 
     kind: ClassVar[str] = "heuristic"
+    KEEP_CLEAR: ClassVar[float] = 0.5  # chance that a clear sweep or grave result stays unsaid
 
     def __init__(self, seat: int, seed: int = 0, lang: str = "en") -> None:
         super().__init__(seat, seed, lang)
@@ -174,7 +175,7 @@ class HeuristicBot(Bot):
             kind = _ANNOUNCE.get((result["kind"], result.get("result", "")))
             if kind is None:
                 continue
-            if kind in (chat.SWEEP_CLEAR, chat.GRAVE_CLEAR) and self.rng.random() < 0.5:
+            if kind in (chat.SWEEP_CLEAR, chat.GRAVE_CLEAR) and self.rng.random() < self.KEEP_CLEAR:
                 continue
             return self._say(kind, names[result["target"]])
         if b.role == GRAVEDIGGER and b.day == 1:

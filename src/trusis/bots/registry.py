@@ -38,10 +38,12 @@ class UnknownBot(ValueError):
 def _builtins() -> dict[str, BotFactory]:
     # Imported here: the bot modules import `base`, and plug-ins import this module.
     from trusis.bots.deliberate import EasyBot, NormalBot
+    from trusis.bots.expert import ExpertBot
     from trusis.bots.heuristic import HeuristicBot
     from trusis.bots.random_bot import RandomBot
 
-    return {"random": RandomBot, "heuristic": HeuristicBot, "easy": EasyBot, "normal": NormalBot}
+    return {"random": RandomBot, "heuristic": HeuristicBot, "easy": EasyBot, "normal": NormalBot,
+            "expert": ExpertBot}
 
 
 def _plugins() -> dict[str, object]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from trusis.bots import chat, listen
+from trusis.bots import chat, listen, phrases
 from trusis.bots.base import EventData, View
 from trusis.bots.beliefs import W_LIAR, W_SUSPECT, Beliefs
 from trusis.bots.chat import Claim
@@ -36,6 +36,8 @@ W_ROLE = -0.3  # claimed a Human power role, unchallenged
 W_VOUCH = -0.2  # someone vouched for the seat
 W_CALL = 0.15  # someone called to vote the seat out
 W_BAD_TALK = 0.8  # vouched for a known Trusis, or called to vote a known innocent
+UNKNOWING = 0.25  # a vote cast before its target claimed a Human role: it weighs this much
+SELF_INNOCENCE = 0.35  # a vote for this bot, which alone knows it is no Trusis: weak evidence
 INFO_ROLES = frozenset({SWEEPER, GRAVEKEEPER, PRIEST, WISE_WOMAN, WHITE_KNIGHT})
 RESULTS = {chat.SWEEP_TRUSIS: SWEEPER, chat.SWEEP_CLEAR: SWEEPER, chat.SWEEP_CASTAWAY: SWEEPER,
            chat.GRAVE_TRUSIS: GRAVEKEEPER, chat.GRAVE_CLEAR: GRAVEKEEPER}
@@ -64,6 +66,10 @@ class ListeningBeliefs(Beliefs):
         self.contested: set[int] = set()  # claimants caught in a counter-claim or a conflict
         self.liars: set[int] = set()  # seats whose claim this bot knows is false or impossible
         self.role_claims: dict[str, dict[int, int]] = {}  # role -> seat -> day it claimed it
+        self.killed_at_night: dict[int, int] = {}  # seat -> the night it died (the last one)
+        self._seen = 0  # events folded in so far: the order of votes and claims
+        self._cast_at: dict[int, int] = {}  # today's voter -> when it cast its vote
+        self._claimed_at: dict[int, int] = {}  # claimer -> when it first claimed
 
     def update(self, view: View, events: Sequence[EventData]) -> None:
         if not self.n:
@@ -74,14 +80,25 @@ class ListeningBeliefs(Beliefs):
 
     def _event(self, event: EventData) -> None:
         code, params = event["code"], event["params"]
+        self._seen += 1
+        if code == "vote_cast":
+            self._cast_at[params["voter"]] = self._seen
+        elif code == "phase_started":
+            self._cast_at = {}
+        if code == "died" and self.kind == "night":
+            self.killed_at_night[params["seat"]] = self.day
         if code not in ("said", "whispered") or params["seat"] == self.seat:
             super()._event(event)
             return
         speaker, text = params["seat"], params["text"]
-        claims = listen.parse(text, self.name_list, speaker) if self.listen else []
-        template = chat.parse(text, self.names)
-        if template is not None and template not in claims:
-            claims.append(template)
+        line = phrases.read(text, self.names)
+        if line is not None:  # a bot's reason or answer: read exactly, never as free text
+            claims = [Claim(c.kind, c.about or speaker, c.role) for c in line[1]]
+        else:
+            claims = listen.parse(text, self.name_list, speaker) if self.listen else []
+            template = chat.parse(text, self.names)
+            if template is not None and template not in claims:
+                claims.append(template)
         for claim in claims:
             self._claim(speaker, claim, code == "whispered")
 
@@ -102,6 +119,43 @@ class ListeningBeliefs(Beliefs):
             self.role_claims.setdefault(role, {})[speaker] = self.day
             if role in INFO_ROLES:
                 self.claimers[speaker] = self.day
+                self._claimed_at.setdefault(speaker, self._seen)
+
+    def _vote_weight(self, voter: int, target: int) -> float:
+        """A vote is judged by what its voter knew: one cast before its target claimed a
+        Human role, and kept, is no vote against a claimer (someone who votes early and
+        then waits must not look like a Trusis for it)."""
+        weight = super()._vote_weight(voter, target)
+        if weight > 0 and self._unchecked(target):
+            return 0.0
+        if weight > 0 and self._cast_at.get(voter, 0) < self._claimed_at.get(target, 0):
+            weight *= UNKNOWING
+        return weight
+
+    def _unchecked(self, target: int) -> bool:
+        """D70: on Day 1 of a table with one TRUSIS nothing can check a claim yet, and no
+        fellow TRUSIS gives the team away: a vote on a seat that claimed a Human role there
+        is a question to its voter, not the evidence that convicts it (a person who votes
+        at random lands on a claimer a third of the time at seven seats)."""
+        return self.day == 1 and self.composition.get(TRUSIS, 0) == 1 \
+            and target in self._claimed_at
+
+    def innocence(self, seat: int, public: bool = False) -> float:
+        """How surely `seat` is not a Trusis, from -1 to 1 (`trusis.bots.votes`); with
+        `public`, from what everyone heard only (a trusted claimer, a published clear
+        sweep), leaving out what this seat alone knows."""
+        self.refresh()
+        if not public:
+            return self._innocence.get(seat, 0.0)
+        if seat in self.liars or seat in self.contested:
+            return -0.5 if seat in self.liars else 0.0
+        if seat in self.claimers:
+            return self.claimer_innocence
+        for _day, speaker, claim, private in self.claims:
+            if (not private and claim.about == seat and claim.kind in
+                    (chat.SWEEP_CLEAR, chat.GRAVE_CLEAR) and speaker not in self.liars):
+                return 1.0
+        return 0.0
 
     def _weigh_claims(self) -> None:
         certain = self._certain
@@ -158,6 +212,10 @@ class ListeningBeliefs(Beliefs):
         for seat in self.claimers:
             if seat not in liars | contested and certain.get(seat) is None:
                 innocence[seat] = max(innocence.get(seat, 0.0), self.claimer_innocence)
+        if certain.get(self.seat) is False and self.seat not in self.claimers:
+            # Only this bot knows it is innocent, and whoever voted for it could not: on a
+            # hunch a Human lands on it about as often as a Trusis does.
+            innocence[self.seat] = min(innocence.get(self.seat, 0.0), SELF_INNOCENCE)
         for role, who in self.role_claims.items():
             if role in INFO_ROLES:
                 for seat in who:

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from trusis.bots.registry import available_kinds
+from trusis.lab.ladder import Rung, cell, climb, z_score
 from trusis.lab.simulate import Tally, plan, run, tally
 from trusis.rules.errors import SetupError
 from trusis.rules.roles import MAX_PLAYERS, MIN_PLAYERS, ROLES, TEAMS
@@ -248,6 +249,45 @@ def draw_plot(tallies: Sequence[Tally], path: Path, title: str,
         plt.close(fig)
 
 
+def render_ladder(rungs: Sequence[Rung], kinds: Sequence[str], title: str) -> list[Table]:
+    """Two matrices — the Human team's win rate by (its kind, the Trusis kind), and the
+    Trusis team's by (its kind, the Human kind) — then each kind's z against the first
+    kind, on the same opponents and seeds."""
+    by = {(r.human, r.trusis): r for r in rungs}
+    tables = []
+    for side, label in (("HUMAN", "Human"), ("TRUSIS", "Trusis")):
+        table = Table(title=f"{label} team's win % by its kind (rows) against the other "
+                      f"team's (columns); {title}", box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column(f"{label} kind")
+        for kind in kinds:
+            table.add_column(f"vs {kind}", justify="right", no_wrap=True)
+        table.add_column(f"z vs {kinds[0]}", justify="right")
+        for mine in kinds:
+            cells, zs = [], []
+            for other in kinds:
+                rung = by[(mine, other) if side == "HUMAN" else (other, mine)]
+                base = by[(kinds[0], other) if side == "HUMAN" else (other, kinds[0])]
+                wins = rung.human_wins if side == "HUMAN" else rung.trusis_wins
+                base_wins = base.human_wins if side == "HUMAN" else base.trusis_wins
+                cells.append(cell(wins, rung.games))
+                zs.append(f"{z_score(wins, base_wins, rung.games):+.1f}")
+            table.add_row(mine, *cells, " / ".join(zs) if mine != kinds[0] else "—")
+        tables.append(table)
+    return tables
+
+
+def parse_ladder(text: str) -> list[str]:
+    """`KIND,KIND,...`: two or more distinct available kinds."""
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    known = available_kinds()
+    for kind in kinds:
+        if kind not in known:
+            _fail(f"--ladder: unknown bot kind {kind!r}; available: {', '.join(known)}")
+    if len(set(kinds)) != len(kinds) or len(kinds) < 2:
+        _fail("--ladder: give two or more different kinds, e.g. normal,expert")
+    return kinds
+
+
 def simulate_command(
     players: Annotated[str, typer.Option(help="Player counts: a range (5-30) or a list.")] = "5-30",
     games: Annotated[int, typer.Option(min=1, help="Games per player count.")] = 100,
@@ -263,6 +303,9 @@ def simulate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     records: Annotated[Path | None, typer.Option(
         help="Write every game's record (trusis-record/1) into this directory.")] = None,
+    ladder: Annotated[str | None, typer.Option(
+        help="Kinds to pit against each other on both sides, e.g. normal,expert: "
+             "a strength table instead of one match-up.")] = None,
 ) -> None:
     """Simulate bot games and report how often each team wins (the balance lab)."""
     counts = parse_players(players)
@@ -285,6 +328,9 @@ def simulate_command(
             records.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             _fail(f"--records: cannot use {records} as a folder: {err.strerror or err}")
+    if ladder is not None:
+        _ladder(parse_ladder(ladder), counts, games, seed, custom, lang, jobs, as_json)
+        return
     dealt = teams_at(counts, custom)
     batches = plan(counts, games, seed, custom, mapping, lang, records is not None)
     console = Console(stderr=True)
@@ -312,3 +358,26 @@ def simulate_command(
     Console().print(render_votes(tallies))
     total = sum(t.games for t in tallies)
     typer.echo(f"{total} games in {elapsed:.2f} s ({total / max(elapsed, 1e-9):.1f} games/s)")
+
+
+def _ladder(kinds: list[str], counts: list[int], games: int, seed: int,
+            custom: dict[str, int] | None, lang: str, jobs: int, as_json: bool) -> None:
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    with Progress(TextColumn("ladder"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task("games", total=games * len(counts) * len(kinds) ** 2)
+        rungs = climb(kinds, counts, games, seed, custom, lang, jobs,
+                      lambda k: progress.advance(task, k))
+    elapsed = time.perf_counter() - start
+    players = ",".join(str(c) for c in counts)
+    if as_json:
+        typer.echo(json.dumps({"ladder": [r.as_dict() for r in rungs], "kinds": kinds,
+                               "players": counts, "games_per_count": games, "seed": seed,
+                               "seconds": round(elapsed, 2)}))
+        return
+    title = f"{players} players, {games * len(counts)} games each (same seeds), seed {seed}"
+    for table in render_ladder(rungs, kinds, title):
+        Console().print(table)
+    typer.echo(f"{sum(r.games for r in rungs)} games in {elapsed:.0f} s; intervals: Wilson 95%; "
+               f"z: two-proportion, against {kinds[0]} on the same opponents")
