@@ -20,6 +20,13 @@ extra vote); then it passes. It prints a short log and exits 0 at the end.
 A seat token may begin with `-`: give it as `--token=T` (or in `TRUSIS_TOKEN`), which
 argparse never mistakes for another option.
 
+A connection that ends is made again, as docs/protocol.md asks: after a short wait
+that grows, with `last_seq` (the last stream number it saw), and the command that had
+no answer yet sent again with the same id, which the server applies once. That covers
+a server restarted, a process of several that lost its database or Redis (close code
+1012, or 503 before the upgrade: through the proxy, another process serves the table)
+and a network that dropped; only the codes that say not to come back end it.
+
 With `--games N` it plays again (docs/protocol.md, "Play again"): at its own demo
 table it proposes the rematch itself; at someone else's it waits for the host's
 `rematch` frame and accepts, taking the new seat token the answer gives a program.
@@ -37,10 +44,14 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import connect
 
 PROTOCOL = 1
 NIGHT_POWERS = ("sweep", "foresee", "protect", "vote", "extra_vote")
+FINAL_CODES = {4400, 4401, 4403, 4404, 4408, 4410, 4423}
+"""Close codes after which connecting again is pointless (docs/protocol.md, "Closing
+codes"): every other one, and a connection refused, is tried again."""
 
 
 class Lobby:
@@ -79,7 +90,9 @@ class Agent:
         self.seat: int | None = None
         self.names: dict[int, str] = {}
         self.count = 0
+        self.seq: int | None = None  # the last stream number seen: `last_seq` when back
         self.pending: str | None = None
+        self.sent: dict[str, Any] = {}  # the command waiting for its answer, as sent
         self.used: set[str] = set()  # powers used this phase
         self.phase: tuple[str, int] | None = None
         self.rematch: dict[str, Any] | None = None  # the `rematch` frame, once proposed
@@ -96,9 +109,35 @@ class Agent:
     # -- the connection ---------------------------------------------------
 
     def play(self, deadline: float) -> dict[str, Any]:
+        """Play to the end, connecting again whenever the connection ends (but for a code
+        that says not to), with a wait that grows from half a second to ten."""
+        tries = 0
+        while time.monotonic() < deadline:
+            try:
+                view = self.connected(deadline)
+                if view is not None:
+                    return view
+            except ConnectionClosed as closed:
+                code = closed.rcvd.code if closed.rcvd is not None else 1006
+                reason = closed.rcvd.reason if closed.rcvd is not None else ""
+                if code in FINAL_CODES:
+                    raise SystemExit(f"the server closed the connection: {code} {reason}") \
+                        from None
+                self.log(f"  connection closed ({code} {reason}); connecting again")
+            except (OSError, InvalidHandshake) as err:  # refused, or 503 before the upgrade
+                self.log(f"  cannot connect ({err}); trying again")
+            tries += 1
+            time.sleep(min(10.0, 0.5 * 2 ** min(tries - 1, 5)) * self.rng.uniform(0.5, 1.0))
+        raise SystemExit("the game did not end in time")
+
+    def connected(self, deadline: float) -> dict[str, Any] | None:
+        """One connection: the finished game's view, or None when the time is up."""
         with connect(self.ws_url, additional_headers={"Authorization": f"Bearer {self.token}"},
                      open_timeout=15) as ws:
-            ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL, "last_seq": None}))
+            ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL, "last_seq": self.seq}))
+            if self.pending is not None:  # unanswered: the same id again, applied once
+                ws.send(json.dumps({"type": "act", "id": self.pending,
+                                    "action": self.sent[self.pending]}))
             while time.monotonic() < deadline:
                 try:
                     message = json.loads(ws.recv(timeout=1.0))
@@ -116,8 +155,9 @@ class Agent:
                     # The phase it was chosen in: the server refuses it as stale_phase
                     # if that phase is over when it arrives (docs/protocol.md).
                     command["phase"] = dict(self.view["phase"]) if self.view else None
+                    self.sent = {self.pending: command}
                     ws.send(json.dumps({"type": "act", "id": self.pending, "action": command}))
-        raise SystemExit("the game did not end in time")
+        return None
 
     def take(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -128,6 +168,7 @@ class Agent:
                 raise SystemExit("this identity has no seat at the table: it can only watch")
         elif kind in ("snapshot", "events"):
             self.view = message["view"]
+            self.seq = message["seq"]
             self.names = {p["seat"]: p["name"] for p in self.view["players"]}
             if kind == "snapshot":
                 self.log(f"my role: {self.view.get('role')} (team {self.view.get('team')})")
@@ -137,6 +178,9 @@ class Agent:
             self.pending = None
             if kind == "refused" and message["code"] == "stale_phase":
                 self.stale = message["params"]  # wait for the new phase's view
+            elif kind == "refused" and message["code"] == "unavailable":
+                self.log("  not applied (the server was being replaced): choosing again")
+                self.used.clear()  # what was applied shows in the view's `choices`
             elif kind == "refused":
                 self.log(f"  refused: {message['message']}")
                 self.used.add("*")  # something is off: just pass from now on this phase

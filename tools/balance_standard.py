@@ -16,7 +16,7 @@ import json
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from trusis.server.balance import STANDARD_FILE, estimate
+from trusis.server.tables.balance import STANDARD_FILE, estimate
 
 SIZES = range(5, 31)
 

@@ -12,25 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from sqlalchemy import func, or_, select
 
 from trusis.cli.common import echo, fail, json_text
 from trusis.cli.draw import end_through_server
-from trusis.server import audit, schema
-from trusis.server.backup import BackupError, backup_sqlite, no_database
-from trusis.server.backup import sqlite_file as backup_source
-from trusis.server.config import default_database_url, normalise_database_url, sqlite_file
+from trusis.server.config import default_database_url, normalise_database_url
+from trusis.server.data import audit, overview
+from trusis.server.data.backup import BackupError, backup_sqlite, no_database
+from trusis.server.data.backup import sqlite_file as backup_source
+from trusis.server.data.personal import NotDeleted, PersonalData, forget_logged, player_data
+from trusis.server.data.staff import NotAnAccount, StaffRole, grant, revoke, staff
+from trusis.server.data.store import Player, Store
+from trusis.server.data.urls import sqlite_file
 from trusis.server.errors import LobbyError
-from trusis.server.personal import forget_player, player_data
-from trusis.server.staff import NotAnAccount, StaffRole, grant, revoke, staff
-from trusis.server.store import Store
-from trusis.server.stuck import end_in_store
+from trusis.server.players.texts import free_text
+from trusis.server.tables.stuck import end_in_store
 
 admin = typer.Typer(
     help="Run a server: back it up, list its tables and players, export or delete a "
@@ -80,15 +80,18 @@ def _when(t: float | None) -> str:
     return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M")
 
 
-async def _find(store: Store, who: str) -> dict[str, Any]:
+async def _find(store: Store, who: str) -> Player:
     """The player `who` names: an id, else an account's name (names of guests repeat)."""
-    p = schema.players
-    async with store.engine.connect() as conn:
-        row = (await conn.execute(select(p).where(
-            or_(p.c.id == who, p.c.login == who.strip().casefold())))).mappings().first()
-    if row is None:
+    found = await overview.find_player(store.engine, who)
+    if found is None:
+        guests = await overview.guests_named(store.engine, who)
+        if guests:  # names of guests repeat, so a guest is named by their id
+            called = f"1 guest is called {who.strip()!r}" if guests == 1 \
+                else f"{guests} guests are called {who.strip()!r}"
+            fail(f"no player has the id or account name {who!r}; {called}: name a guest "
+                 f"by their id (`trusis admin players --name {who.strip()}` lists them)")
         fail(f"no player has the id or account name {who!r}")
-    return dict(row)
+    return found
 
 
 @admin.command("backup")
@@ -116,25 +119,7 @@ def tables_command(
     if status is not None and status not in ("open", "running", "finished"):
         fail("--status: open, running or finished")
 
-    async def read(store: Store) -> list[dict[str, Any]]:
-        t, s, p = schema.tables, schema.seats, schema.players
-        taken = select(s.c.table_id, func.count().label("taken")).group_by(
-            s.c.table_id).subquery()
-        query = (select(t.c.id, t.c.name, t.c.status, t.c.options, t.c.private,
-                        t.c.created_at, t.c.started_at, t.c.finished_at, t.c.winner,
-                        p.c.name.label("host"), func.coalesce(taken.c.taken, 0).label("taken"))
-                 .join(p, p.c.id == t.c.host_id)
-                 .outerjoin(taken, taken.c.table_id == t.c.id)
-                 .order_by(t.c.created_at.desc()).limit(limit))
-        if status is not None:
-            query = query.where(t.c.status == status)
-        async with store.engine.connect() as conn:
-            rows = [dict(r) for r in (await conn.execute(query)).mappings()]
-        for row in rows:
-            row["seats"] = int(json.loads(row.pop("options")).get("seats", 0))
-        return rows
-
-    rows = _on_store(database, read)
+    rows = _on_store(database, lambda store: overview.tables(store.engine, status, limit))
     if as_json:
         echo(json_text({"tables": rows}))
         return
@@ -154,23 +139,7 @@ def players_command(
     as_json: AsJson = False,
 ) -> None:
     """The players, newest first: id, name, guest or account, server roles."""
-    async def read(store: Store) -> list[dict[str, Any]]:
-        p = schema.players
-        query = select(p.c.id, p.c.name, p.c.kind, p.c.login, p.c.created_at,
-                       p.c.deleted).order_by(p.c.created_at.desc()).limit(limit)
-        if name:
-            query = query.where(p.c.name.contains(name, autoescape=True))
-        async with store.engine.connect() as conn:
-            rows = [dict(r) for r in (await conn.execute(query)).mappings()]
-        held: dict[str, list[str]] = {}
-        for entry in await staff(store.engine):
-            held.setdefault(entry["player_id"], []).append(entry["role"])
-        for row in rows:
-            row["account"] = row.pop("login") is not None
-            row["roles"] = sorted(held.get(row["id"], []))
-        return rows
-
-    rows = _on_store(database, read)
+    rows = _on_store(database, lambda store: overview.players(store.engine, name, limit))
     if as_json:
         echo(json_text({"players": rows}))
         return
@@ -187,9 +156,9 @@ def export_command(player: PlayerArg, database: Database = None) -> None:
     """Everything kept about a player, as one JSON document.
 
     The same document the player downloads at /api/me/data."""
-    async def read(store: Store) -> dict[str, Any] | None:
+    async def read(store: Store) -> PersonalData | None:
         found = await _find(store, player)
-        return await player_data(store.engine, found["id"])
+        return await player_data(store.engine, found.id)
 
     echo(json_text(_on_store(database, read)))
 
@@ -207,12 +176,17 @@ def delete_command(
     for the others); their sessions, tokens and roles end."""
     async def run(store: Store) -> str:
         found = await _find(store, player)
+        try:
+            why = free_text(reason, "--reason")  # refused before anything is deleted
+        except LobbyError as err:
+            fail(f"{err.code}: --reason: {err.message}")
         if not yes:
-            return f"would delete {found['name']!r} ({found['id']}): run again with --yes"
-        await forget_player(store.engine, found["id"])
-        async with store.engine.begin() as conn:  # the id only: the name is forgotten
-            await audit.write(conn, audit.CLI, "delete_player", found["id"], reason.strip())
-        return f"deleted {found['name']!r} ({found['id']})"
+            return f"would delete {found.name!r} ({found.id}): run again with --yes"
+        try:  # the deletion and its line are one transaction (D37): both or neither
+            await forget_logged(store.engine, found.id, audit.CLI, why)
+        except NotDeleted as err:
+            fail(f"nothing was deleted: the database refused the deletion ({err})")
+        return f"deleted {found.name!r} ({found.id})"
 
     echo(_on_store(database, run))
 
@@ -224,19 +198,14 @@ def _role_change(player: str, role: StaffRole, database: str | None, give: bool,
     async def run(store: Store) -> str:
         found = await _find(store, player)
         try:
-            changed = await (grant if give else revoke)(store.engine, found["id"], role)
+            changed = await (grant if give else revoke)(
+                store.engine, found.id, role, audit.CLI, free_text(reason, "--reason"))
         except NotAnAccount:
-            fail(f"{found['name']!r} is not a registered account: roles go to accounts only")
-        if changed:
-            action: audit.AuditAction = (
-                ("grant_admin" if give else "revoke_admin") if role == "admin"
-                else ("grant_moderator" if give else "revoke_moderator"))
-            async with store.engine.begin() as conn:
-                await audit.write(conn, audit.CLI, action, found["id"], reason.strip())
+            fail(f"{found.name!r} is not a registered account: roles go to accounts only")
         what = "now holds" if give else "no longer holds"
         if not changed:
             what = "already holds" if give else "did not hold"
-        return f"{found['name']!r} ({found['id']}) {what} the role {role}"
+        return f"{found.name!r} ({found.id}) {what} the role {role}"
 
     echo(_on_store(database, run))
 

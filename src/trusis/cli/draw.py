@@ -16,9 +16,9 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+from trusis.server.data.staff import roles_of
+from trusis.server.data.store import Player, Store, new_id
 from trusis.server.errors import LobbyError
-from trusis.server.staff import roles_of
-from trusis.server.store import Store, new_id
 
 TIMEOUT_SECONDS = 30.0
 
@@ -38,14 +38,14 @@ def _post(url: str, token: str, body: dict[str, Any]) -> tuple[int, dict[str, An
                                    "message": f"the server answered HTTP {err.code}"}
 
 
-async def end_through_server(store: Store, server: str, admin: dict[str, Any], table_id: str,
+async def end_through_server(store: Store, server: str, admin: Player, table_id: str,
                              reason: str) -> dict[str, Any]:
     """Ask the running server at `server` to end the game, signed in as `admin`."""
-    if "admin" not in await roles_of(store.engine, admin["id"]):
-        raise LobbyError(403, "not_admin", f"{admin['name']!r} does not hold the role admin: "
+    if "admin" not in await roles_of(store.engine, admin.id):
+        raise LobbyError(403, "not_admin", f"{admin.name!r} does not hold the role admin: "
                          "grant it first (`trusis admin grant NAME admin`)", role="admin")
     family = "cli-" + new_id(12)
-    token = await store.new_token(admin["id"], "bearer", family=family)
+    token = await store.new_token(admin.id, "bearer", family=family)
     url = (server.rstrip("/") + "/api/admin/tables/"
            + urllib.parse.quote(table_id, safe="") + "/draw")
     try:
@@ -55,7 +55,7 @@ async def end_through_server(store: Store, server: str, admin: dict[str, Any], t
         raise LobbyError(503, "server_unreachable", f"--server: cannot reach {server}: "
                          f"{reason_text}") from None
     finally:
-        await store.drop_tokens(admin["id"], family=family)
+        await store.drop_tokens(admin.id, family=family)
     if status != 200:
         raise LobbyError(status, str(answer.get("code", "server_error")),
                          str(answer.get("message", "")), **dict(answer.get("params") or {}))

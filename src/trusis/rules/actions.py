@@ -17,6 +17,10 @@ PASS: Final = "pass"
 SAY: Final = "say"
 LEAVE: Final = "leave"
 REPLACE: Final = "replace"
+BY_SERVER: Final = "server"
+"""A `pass` with `by: "server"`: the server passed for a seat whose grace period ran out
+(D50), so that its choices stand; the rules play it as any pass, the statistics do not
+count it as the seat's own (docs/statistics.md)."""
 TIMEOUT: Final = "timeout"
 STAFF_DRAW: Final = "draw"  # D38: the server's staff end a stuck game as a draw
 SEATLESS: Final = frozenset({TIMEOUT, STAFF_DRAW})
@@ -118,6 +122,8 @@ class Action:
                 data["to"] = self.to
         if self.do == REPLACE and self.by is not None:
             data["by"] = self.by
+        if self.do == PASS and self.by == BY_SERVER:
+            data["by"] = BY_SERVER  # D50: the server's pass for the seat, not its own
         return data
 
     @classmethod
@@ -158,10 +164,14 @@ class Action:
             if not isinstance(text, str):
                 raise RecordError(f"{where}.text", "must be a string")
             to = seat_field("to", False, True)
+        elif do == PASS:
+            by = BY_SERVER if data.get("by") == BY_SERVER else None
         elif do == REPLACE:
-            by = data.get("by")
-            if by is not None:
-                by = clean_name(by)  # D9, as the engine cleans it
+            # Read into an `object` first: `by` is `str | None`, and the compiled engine
+            # checks that type when a record's `by` is a number (a TypeError, not this error).
+            given: object = data.get("by")
+            if given is not None:
+                by = clean_name(given)  # D9, as the engine cleans it
                 if by is None:
                     raise RecordError(f"{where}.by", 'must be "bot" or a non-empty name')
         # docs/record.md: any seat field present must name a seat, even one this `do` ignores.

@@ -270,7 +270,8 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
     text = message_text(action.text)
     to = action.to
     if to is None:
-        state.chat.append((state.seq + 1, state.kind, state.number, seat, 0, text))
+        state.chat.append((state.seq + 1, state.kind, state.number, seat, 0, text,
+                           state.names[seat], state.bots[seat]))
         state.emit(out, "said", {"seat": seat, "text": text})
         return
     if type(to) is not int or not 1 <= to <= state.n:
@@ -279,7 +280,8 @@ def _say(state: GameState, action: Action, out: list[Event]) -> None:
         raise IllegalAction("whisper_self")
     if state.left[to]:
         raise IllegalAction("recipient_left", to=to)
-    state.chat.append((state.seq + 1, state.kind, state.number, seat, to, text))
+    state.chat.append((state.seq + 1, state.kind, state.number, seat, to, text,
+                       state.names[seat], state.bots[seat]))
     state.tell(out, (seat, to), "whispered", {"seat": seat, "to": to, "text": text})
 
 

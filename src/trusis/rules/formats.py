@@ -53,6 +53,7 @@ class HistoryEntry(TypedDict):
 
 ChatLine = TypedDict("ChatLine", {  # "from" is a keyword: the functional form
     "phase": PhaseData, "from": int, "text": str, "to": NotRequired[int],
+    "name": str, "bot": NotRequired[bool],  # its writer then (R53: the seat may change hands)
 })
 
 

@@ -100,7 +100,9 @@ class GameState:
         # Each result a FrozenDict: views hand them out as they are (frozen.py).
         self.results: list[list[dict[str, Any]]] = [[] for _ in range(n + 1)]
         # Chat: (seq, kind, number, sender, recipient or 0 for everyone, text).
-        self.chat: list[tuple[int, str, int, int, int, str]] = []
+        # (seq, phase kind, phase number, sender, recipient or 0, text, the sender's name
+        # then, whether a bot played the sender's seat then): a line keeps its writer (R53).
+        self.chat: list[tuple[int, str, int, int, int, str, str, bool]] = []
         self.history: list[dict[str, Any]] = []
         self.quiet: int = 0  # phases in a row with no death and no revival (R34)
         self.winner: str | None = None

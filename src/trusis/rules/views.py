@@ -81,10 +81,15 @@ def readable_chat(state: GameState, seat: int | None) -> list[dict[str, Any]]:
     shared by every view that may show it: the lines are read-only (frozen.py).
     """
     lines = state.chat_lines
-    for _seq, kind, number, sender, to, text in state.chat[len(lines):]:
+    for _seq, kind, number, sender, to, text, name, bot in state.chat[len(lines):]:
+        # Its writer as they were then (`name`; `bot` while a bot played the seat): the seat
+        # may be someone else's now (R53), and the line is still theirs (issue 38).
         line: dict[str, Any] = {
             "phase": FrozenDict({"kind": kind, "number": number}), "from": sender, "text": text,
+            "name": name,
         }
+        if bot:
+            line["bot"] = True
         if to:
             line["to"] = to
         lines.append((sender, to, FrozenDict(line)))

@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Annotated, NoReturn
 
 import typer
-from sqlalchemy.engine import make_url
 
+from trusis.bots.expert import ROLLOUTS
 from trusis.rules.errors import escaped
-from trusis.server import onefile
-from trusis.server.config import Settings, default_database_url, sqlite_file
-from trusis.server.limits import LimitError, Limits
-from trusis.server.logs import LogFormat
-from trusis.server.transport import DEFAULT_COMPRESSION, Compression
+from trusis.server.config import Settings, default_database_url
+from trusis.server.connections.transport import DEFAULT_COMPRESSION, Compression
+from trusis.server.data import onefile
+from trusis.server.data.urls import shown, sqlite_file
+from trusis.server.limits.settings import LimitError, Limits
+from trusis.server.monitoring.logs import LogFormat
+from trusis.server.notifications.mail import MailSettings, MailSettingsError
+from trusis.server.tables.thinking import THREADS
 
 
 def fail(message: str) -> NoReturn:
@@ -32,8 +35,22 @@ def serve_command(
     origin: Annotated[list[str] | None, typer.Option(
         "--origin", help="Another origin allowed to open WebSockets (e.g. behind a proxy).")
     ] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", envvar="TRUSIS_ALLOWED_HOSTS",
+        help="A host name this server answers to (the name players open, behind a proxy), "
+             "besides addresses, localhost and the hosts of --public-url and --origin; "
+             "'.example.org' for every name under it, '*' for any (docs/deploy.md).")
+    ] = None,
     bot_pace: Annotated[float, typer.Option(
         "--bot-pace", help="Bots' thinking time: 1 is a human pace, 0 instant.")] = 1.0,
+    bot_rollouts: Annotated[int, typer.Option(
+        "--bot-rollouts", min=0, max=200, envvar="TRUSIS_BOT_ROLLOUTS",
+        help="An expert bot's CPU budget: plays of the engine per decision "
+             "(docs/bots.md).")] = ROLLOUTS,
+    bot_threads: Annotated[int, typer.Option(
+        "--bot-threads", min=0, max=16, envvar="TRUSIS_BOT_THREADS",
+        help="Threads thinking for expert bots off the event loop; 0: they play "
+             "as normal.")] = THREADS,
     log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning")] = "info",
     access_log: Annotated[bool, typer.Option(
         "--access-log", help="Log every HTTP request (their URLs may hold invite codes).")
@@ -81,6 +98,11 @@ def serve_command(
         "--limit", help="A limit per player or per address, NAME=VALUE (0: off), e.g. "
                         "guests_per_address_hour=60; also TRUSIS_LIMIT_NAME. Every limit "
                         "is in docs/deploy.md, \"Running in public\".")] = None,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", envvar="TRUSIS_PUBLIC_URL",
+        help="The address players open (https://trusis.example.org): the links in "
+             "notification mails and pushes. Mail is sent when TRUSIS_SMTP_HOST is set "
+             "(docs/deploy.md, \"Notifications\").")] = None,
     ws_compression: Annotated[Compression, typer.Option(
         "--ws-compression", envvar="TRUSIS_WS_COMPRESSION",
         help="WebSocket per-message deflate: deflate (the default), off (20 times the "
@@ -94,7 +116,9 @@ def serve_command(
         fail(str(err))
     url = database or default_database_url()
     settings = Settings(database_url=url, host=host, port=port, origins=tuple(origin or ()),
+                        allowed_hosts=tuple(allowed_host or ()),
                         bot_pace=max(0.0, bot_pace), redis_url=redis,
+                        bot_rollouts=bot_rollouts, bot_threads=bot_threads,
                         lease_seconds=lease_seconds, token_days=token_days,
                         secure_cookies=secure_cookies, limits=limits)
     if node:
@@ -116,9 +140,18 @@ def serve_command(
     if metrics_port is not None and metrics_port == port:
         fail("--metrics-port: the metrics port must differ from --port")
     settings.metrics_port = metrics_port
+    if public_url:
+        if not public_url.startswith(("http://", "https://")):
+            fail("--public-url: give the address players open, such as "
+                 "https://trusis.example.org")
+        settings.public_url = public_url.rstrip("/")
+    try:
+        MailSettings.from_env()
+    except MailSettingsError as err:
+        fail(str(err))
     settings.metrics_token = (metrics_token or "").strip()
     settings.log_json = log_format == "json"
-    kept = make_url(settings.database_url).render_as_string(hide_password=True)
+    kept = shown(settings.database_url)
     settings.ready_message = (f"Trusis is ready: {_where(host, port, redis is not None)} "
                               "Games are kept in "
                               f"{kept}. Ctrl+C stops the server.")
@@ -206,15 +239,17 @@ def run(settings: Settings, log_level: str, log_format: LogFormat, access_log: b
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from trusis.server import logs, logsafe
     from trusis.server.app import create_app
-    from trusis.server.connections import http_protocol, raise_open_files
-    from trusis.server.transport import protocol
+    from trusis.server.connections.transport import protocol
+    from trusis.server.limits.connections import http_protocol, raise_open_files
+    from trusis.server.monitoring import logs, logsafe
 
     config = uvicorn.Config(
         create_app(settings), host=settings.host, port=settings.port,
         log_level=log_level.lower(), ws=protocol(compression, settings.limits),
         ws_max_size=settings.max_frame,
+        ws_ping_interval=settings.limits.silent_socket_seconds,
+        ws_ping_timeout=settings.limits.silent_socket_seconds,
         access_log=access_log, proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         log_config=logs.uvicorn_config(log_level) if log_format == "json" else LOGGING_CONFIG)

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
-from sqlalchemy.engine import make_url
 
-from trusis.server.limits import Limits
+from trusis.bots.expert import ROLLOUTS
+from trusis.server.data.urls import sqlite_file
+from trusis.server.limits.settings import Limits
+from trusis.server.tables.thinking import THREADS
 
 APP_NAME = "trusis"
 
@@ -45,16 +47,6 @@ def private_file(path: Path) -> None:
         if path.stat().st_mode & 0o077:
             with contextlib.suppress(PermissionError):
                 path.chmod(0o600)
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The file of an SQLite database URL (None: another database, memory, or a URI)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    if parsed.database.startswith("file:"):
-        return None  # a URI names its own options
-    return Path(parsed.database)
 
 
 def private_sqlite(url: str) -> None:
@@ -121,12 +113,19 @@ class Settings:
     port: int = 8000
     origins: tuple[str, ...] = ()
     """Extra origins allowed to open a WebSocket (the server's own is always allowed)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """`--allowed-host`: names this server answers to besides addresses, `localhost` and
+    the hosts of `public_url` and `origins` (api/guard.py; "*": any)."""
     secure_cookies: bool = False
     """Mark cookies `Secure` (behind HTTPS)."""
     token_days: float = 30.0
     """How long a session cookie or a token signs in after it was handed out."""
     bot_pace: float = 1.0
     """Scales the bots' thinking time: 1 is a human pace, 0 makes them instant (tests)."""
+    bot_rollouts: int = ROLLOUTS
+    """An expert bot's CPU budget: plays of the engine per decision (docs/bots.md)."""
+    bot_threads: int = THREADS
+    """Threads thinking for the expert bots, off the event loop; 0: experts play `normal`."""
     balance_games: int = 200
     """Heuristic games behind one balance estimate."""
     max_frame: int = 16 * 1024
@@ -146,8 +145,15 @@ class Settings:
     """Serve `/metrics` (Prometheus) on this port of its own, and nothing else there."""
     metrics_token: str = ""
     """Serve `/metrics` on the main port too, to whoever sends this bearer token."""
+    public_url: str = ""
+    """The address players open (`--public-url`): the links of notifications. Empty:
+    http://localhost:PORT, right for one computer only."""
+    notifications: bool = True
+    """Run the notifications' outbox (e-mail when TRUSIS_SMTP_HOST is set, Web Push)."""
+    data_folder: Path | None = None
+    """Where the VAPID key is kept (None: the user's data folder, as the secret key)."""
     limits: Limits = field(default_factory=Limits.from_env)
-    """What one player or one address may use (limits.py; `--limit`, `TRUSIS_LIMIT_*`)."""
+    """What one player or one address may use (limits/settings.py; `--limit`, `TRUSIS_LIMIT_*`)."""
 
     def __post_init__(self) -> None:
         self.database_url = normalise_database_url(self.database_url)

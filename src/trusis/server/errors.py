@@ -14,7 +14,7 @@ class LobbyError(Exception):
         self.code = code
         self.message = message
         self.params = params
-        self.headers: dict[str, str] = {}  # e.g. a 429's Retry-After (limits.py)
+        self.headers: dict[str, str] = {}  # e.g. a 429's Retry-After (limits/settings.py)
         if "retry_after" in params:  # every refusal that says when, says it to HTTP too
             self.headers["Retry-After"] = str(params["retry_after"])
 

@@ -14,6 +14,7 @@ the validator checks that at start — and nobody has to keep four files in step
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -258,6 +259,10 @@ def shipped_text() -> str:
     return resources.files("trusis.stats").joinpath("stats.json").read_text("utf-8")
 
 
+@functools.cache
 def shipped_declaration() -> Declaration:
-    """The shipped declaration, validated (R61). Raises `StatsDeclarationError`."""
+    """The shipped declaration, validated (R61). Raises `StatsDeclarationError`.
+
+    Read and parsed once a process (issue 39: every finished game read the file and
+    parsed it again when it scored the game); a failed read is not kept."""
     return load_declaration(shipped_text())

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from trusis.rules.actions import BY_SERVER, PASS
 from trusis.rules.events import Event
 from trusis.rules.formats import (
     ChoiceParams,
@@ -116,6 +117,7 @@ class _Fold:
         self.first_t = started
         self.last_t: float | None = None
         self.waits: dict[int, list[float]] = {s: [] for s in range(1, n + 1)}
+        self.own_pass = True  # the action folded now is no pass the server made (D50)
         table = stats.table
         for name in _TABLE_COUNTERS:
             table.init(name, 0)
@@ -154,6 +156,8 @@ class _Fold:
         if t is not None:
             self.first_t = t if self.first_t is None else self.first_t
             self.last_t = t
+        # D50: the server's pass for a seat whose grace period ran out is not the seat's own.
+        self.own_pass = not (action.do == PASS and action.by == BY_SERVER)
         outcome = self.table.submit(action, t)  # the table layer replays; this only folds
         if outcome.refusal is not None:
             self.stats.table.inc("refused_actions")
@@ -195,7 +199,8 @@ class _Fold:
     def _on_passed(self, params: PassedParams, _seat: int, t: float | None) -> None:
         seat = params["seat"]
         self.passed.add(seat)
-        if not params.get("auto") and t is not None and self.phase_start is not None:
+        if not params.get("auto") and self.own_pass and t is not None \
+                and self.phase_start is not None:
             self.waits[seat].append(t - self.phase_start)
 
     def _on_left(self, params: SeatParams, _seat: int, _t: float | None) -> None:

@@ -35,6 +35,7 @@ from trusis.rules.events import Event
 from trusis.rules.formats import EventData, View
 from trusis.rules.views import view
 from trusis.table.game import Game
+from trusis.table.hiding import Reader
 from trusis.table.record import Record
 
 SPECTATOR = 0
@@ -84,6 +85,10 @@ class Table(Game):
         self.log_times: list[float | None] = []  # when each event of the log happened
         self._streams: dict[int, _Stream] = {}
         self._restoring = False  # `from_record`: every action given is kept
+        self.line_steps: list[int] = []
+        """Each chat line's step (its action's index + 1), in the order of the state's
+        chat: the name a moderator hides it by (hiding.py, D71)."""
+        self._line_of: dict[int, int] = {}  # the log index of each chat event: its step
         if started_at is not None:
             self.record.extra["started_at"] = started_at
 
@@ -124,6 +129,11 @@ class Table(Game):
             events, refusal = [], err
         index = self._keep(action, t) if refusal is None or self._kept_refused(
             action, was_running) else None
+        if refusal is None and action.do == SAY and index is not None:
+            self.line_steps.append(index + 1)
+            for j, event in enumerate(events, len(self.log)):
+                if event.code in ("said", "whispered"):
+                    self._line_of[j] = index + 1
         self.log.extend(events)
         self.log_times.extend([t] * len(events))
         # The end happens once: an action after it (a "gg" in the chat) ends nothing.
@@ -170,21 +180,25 @@ class Table(Game):
         """How many events `seat` (None: a spectator) may have read so far."""
         return self.state.stream_position(seat)
 
-    def events_after(self, seat: int | None, number: int) -> list[EventData]:
+    def events_after(self, seat: int | None, number: int,
+                     reader: Reader | None = None) -> list[EventData]:
         """The events `seat` may see after its stream number `number`, numbered.
 
         Each event is a fresh dict (`code`, `params`, `seq`, and `t` when the action
         that made it had a time) with a fresh `params`, whose own lists and maps are
         read-only (the engine makes them so: frozen.py), so no two readers share
         mutable data. A number beyond the stream's end gives nothing; a negative one
-        is read as 0.
+        is read as 0. `reader`: who reads, for the lines a moderator hid (hiding.py, D71).
         """
         first, indices = self._unread(seat, number)
         log, times = self.log, self.log_times
+        masks = reader if reader is not None and reader.active else None
         out: list[EventData] = []
         for position, i in enumerate(indices, first):
             event = log[i]
-            data: EventData = {"seq": position, "code": event.code, "params": dict(event.params)}
+            params = self._read_line(i, event.params, masks) if masks is not None else None
+            data: EventData = {"seq": position, "code": event.code,
+                               "params": params if params is not None else dict(event.params)}
             t = times[i]
             if t is not None:
                 data["t"] = t
@@ -192,7 +206,8 @@ class Table(Game):
         return out
 
     def events_json(self, seat: int | None, number: int,
-                    memo: dict[int, bytes] | None = None) -> tuple[int, bytes]:
+                    memo: dict[int, bytes] | None = None,
+                    reader: Reader | None = None) -> tuple[int, bytes]:
         """`events_after(seat, number)` serialised: (the last event's number, the events'
         JSON objects joined by commas), the same bytes as `orjson.dumps` of each.
 
@@ -200,14 +215,24 @@ class Table(Game):
         counts its own), so its other fields are serialised once per `memo` — the
         server passes one for all the seats it sends an action to — and each reader's
         number put in front. With nothing to read it gives (`number`, b"").
+        A line a moderator hid reads as `reader` may read it (hiding.py, D71), never memoised:
+        another reader may read it otherwise.
         """
         first, indices = self._unread(seat, number)
         if not indices:
             return number, b""
         log, times = self.log, self.log_times
         memo = {} if memo is None else memo
+        masks = reader if reader is not None and reader.active else None
         parts: list[bytes] = []
         for position, i in enumerate(indices, first):
+            if masks is not None and (params := self._read_line(
+                    i, log[i].params, masks)) is not None:
+                own: dict[str, Any] = {"code": log[i].code, "params": params}
+                if times[i] is not None:
+                    own["t"] = times[i]
+                parts.append(b'{"seq":%d,%b' % (position, orjson.dumps(own)[1:]))
+                continue
             rest = memo.get(i)
             if rest is None:
                 event = log[i]
@@ -218,6 +243,13 @@ class Table(Game):
                 rest = memo[i] = orjson.dumps(fields)[1:]  # '"code":…}': no opening brace
             parts.append(b'{"seq":%d,%b' % (position, rest))
         return first + len(indices) - 1, b",".join(parts)
+
+    def _read_line(self, i: int, params: Mapping[str, Any],
+                   reader: Reader) -> dict[str, Any] | None:
+        """The `params` of log event `i` as `reader` reads them, if that is not as everyone
+        does: a chat line hidden, or named for staff (hiding.py)."""
+        step = self._line_of.get(i)
+        return None if step is None else reader.line(params, step)
 
     def _unread(self, seat: int | None, number: int) -> tuple[int, list[int]]:
         """(the stream number of the first event after `number`, the log indices of the
@@ -240,12 +272,24 @@ class Table(Game):
         start = max(number - offset, 0)
         return start + 1 + offset, stream.indices[start:]
 
-    def snapshot(self, seat: int | None, chat: bool = True) -> View:
+    def snapshot(self, seat: int | None, chat: bool = True,
+                 reader: Reader | None = None) -> View:
         """Everything `seat` may know now: its view, whose `seq` is its stream length.
 
         The view itself, with no copy: it is a value (`views.view`: what it shares
         with other seats' views is read-only), so a snapshot handed to one reader
         shares nothing it could change with another's.
-        `chat=False` leaves the chat lines out (the events carry them).
+        `chat=False` leaves the chat lines out (the events carry them). `reader`: who
+        reads, for the lines a moderator hid (hiding.py, D71): then the chat is a new list.
         """
-        return view(self.state, seat, chat)
+        seen = view(self.state, seat, chat)
+        if not chat or reader is None or not reader.active:
+            return seen
+        lines: list[dict[str, Any]] = []
+        for (sender, to, line), step in zip(self.state.chat_lines, self.line_steps,
+                                            strict=False):
+            if to and seat not in (sender, to):
+                continue  # another seat's whisper (R50), as readable_chat leaves it out
+            lines.append(reader.line(line, step) or line)
+        masked: View = {**seen, "chat": lines}  # type: ignore[typeddict-item]
+        return masked

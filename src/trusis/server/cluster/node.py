@@ -1,6 +1,6 @@
 """One process of several: what it owns, what it follows, what it forwards.
 
-Every live game has one owner process, by its lease (lease.py). This process:
+Every live game has one owner process, by its lease (data/leases.py). This process:
 
 - **owns** the games it created or took over: it applies, stores (fenced),
   times and bots them exactly as a single server does (room.py), and
@@ -14,7 +14,9 @@ Every live game has one owner process, by its lease (lease.py). This process:
 - **keeps** its leases every quarter of their length, takes over the games
   whose owner let theirs expire (timers included: the deadline is stored), and
   tells each owner which seats it has connected, so that nobody's grace period
-  (R52) starts while they are connected somewhere.
+  (R52) starts while they are connected somewhere;
+- **steps aside** while it cannot reach PostgreSQL or Redis (aside.py): its
+  games go to the other processes, its clients reconnect to them.
 """
 
 from __future__ import annotations
@@ -27,12 +29,10 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from trusis.server.barred import removed_here
-from trusis.server.closing import CLOSED, closed_here, gone
+from trusis.server.cluster.aside import Aside, cut_off, notice
 from trusis.server.cluster.bus import Bus, channel
 from trusis.server.cluster.forward import Forwarder, Serve
-from trusis.server.cluster.keeper import Keeping
-from trusis.server.cluster.lease import Leases
+from trusis.server.cluster.keeper import Keeper
 from trusis.server.cluster.messages import (
     Act,
     Actions,
@@ -41,11 +41,9 @@ from trusis.server.cluster.messages import (
     Presence,
     Removed,
     Reply,
-    Revoked,
     TableFacts,
-    Warned,
-    encode,
 )
+from trusis.server.cluster.player_news import SESSIONS, PlayerNews
 from trusis.server.cluster.replica import (
     Replica,
     apply_facts,
@@ -54,20 +52,21 @@ from trusis.server.cluster.replica import (
     follow_seats,
 )
 from trusis.server.cluster.writer import Writer
+from trusis.server.data.heartbeat import TIMEOUT_SECONDS
+from trusis.server.data.hidden import HiddenFacts
+from trusis.server.data.leases import Leases
+from trusis.server.data.store import Store
 from trusis.server.errors import LobbyError
-from trusis.server.records import stored_seats
-from trusis.server.requests import Revoked as Revocation
-from trusis.server.restore import load_room, refill, take_charge
-from trusis.server.room import Room
-from trusis.server.sanctions import WarningFacts
-from trusis.server.store import Store
-from trusis.server.timers import start_timers
+from trusis.server.moderation.sanctions import WarningFacts
+from trusis.server.players.revoked import Revocation
+from trusis.server.tables.closing import CLOSED, closed_here, gone
+from trusis.server.tables.records import stored_seats
+from trusis.server.tables.restore import load_room, refill, take_charge
+from trusis.server.tables.room import Room
+from trusis.server.tables.seats.barred import removed_here
+from trusis.server.tables.timers import start_timers
 
 log = logging.getLogger("trusis.server")
-
-SESSIONS = channel("s", "revoked")
-"""Every process listens here for revoked sessions, whose connections it closes."""
-
 
 def instance(label: str) -> str:
     """This run's identity in the cluster: the operator's `--node` label and a part new at
@@ -78,12 +77,15 @@ def instance(label: str) -> str:
     return f"{label}#{secrets.token_hex(4)}"
 
 
-class Node(Keeping):
+class Node:
     """This process's part in a cluster (created by app.py when `--redis` is given);
     `name` is its identity (`instance`), which its leases are held under."""
 
     def __init__(self, name: str, store: Store, redis_url: str, lease_seconds: float,
-                 rooms: dict[str, Room], adopt: Callable[[Room], None], serve: Serve) -> None:
+                 rooms: dict[str, Room], adopt: Callable[[Room], None], serve: Serve,
+                 on_revoked: Callable[[Revocation], None],
+                 on_warned: Callable[[str, WarningFacts], None],
+                 on_hidden: Callable[[HiddenFacts], None]) -> None:
         self.name = name
         self.store = store
         store.commits.lease_seconds = lease_seconds
@@ -92,22 +94,34 @@ class Node(Keeping):
         self.rooms = rooms  # the hub's: owned and followed rooms alike
         self.adopt = adopt  # the hub's hooks for a room this process now holds
         self.serve = serve  # the hub runs a forwarded request on a room it owns
-        self.bus = Bus(redis_url, channel("r", name), self._message, self._reconnected)
+        down_after = notice(lease_seconds)
+        # A heartbeat's longest wait for an answer: 2 s, or more with a longer lease (a slow
+        # link to the database is given more by a longer lease), never past the notice.
+        bound = min(down_after, max(TIMEOUT_SECONDS, down_after / 2))
+        self.bus = Bus(redis_url, channel("r", name), self._message, self._reconnected,
+                       timeout=bound, down_after=down_after)
+        bus = self.bus
+        store.mutes.cacheable = lambda: bus.subscribed and bus.up  # mutes.py, D69
+        heartbeat = self.leases.heartbeat
+        heartbeat.down_after, heartbeat.timeout = down_after, bound
         self.forward = Forwarder(self.bus, name, self.tick,
-                                 lambda to, message: self.outbox.put_nowait((to, message)))
+                                 lambda to, message: self.outbox.put_nowait((to, message)),
+                                 heartbeat.now, store.transaction_seconds)
         self.on_owner = self.forward.on_owner
         self.loading: dict[str, asyncio.Task[Room]] = {}
         self.idle_since: dict[str, float] = {}
-        self.renewed_at = 0.0
         self.outbox: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self.taken = 0
-        self.untaken: dict[str, int] = {}
-        self.on_revoked: Callable[[Revocation], None] | None = None
-        """The hub closes the connections of tokens another process revoked."""
-        self.on_warned: Callable[[str, WarningFacts], None] | None = None
-        """The hub tells its connections of a player of a warning given elsewhere."""
+        self.news = PlayerNews(self.bus, name, on_revoked, on_warned, on_hidden)
+        """Revocations, warnings, mutes and hidden lines, told to and by every process."""
+        self.aside = Aside(self.leases, self.bus, rooms, self.idle_since, self.spawn)
+        """Stepping aside while cut off from PostgreSQL or Redis, and back (aside.py)."""
+        self.keeper = Keeper(store, self.leases, self.bus, rooms, self.idle_since, self.tick,
+                             self.aside, self._take, self.catch_up, self._presence,
+                             self.spawn)
+        """The beat: leases renewed, games taken over, presence told (keeper.py)."""
 
     # -- life ------------------------------------------------------------------
 
@@ -117,11 +131,18 @@ class Node(Keeping):
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    async def _reconnected(self) -> None:
+        """Redis came back (bus.py): the beat reads what was announced meanwhile; a mute
+        told meanwhile was lost, so none read before is trusted (mutes.py)."""
+        self.store.mutes.forget()
+        await self.keeper.reconnected()
+
     async def start(self) -> None:
+        await self.leases.heartbeat.ping()  # the database's clock, before anything is timed
         await self.leases.adopt_orphans()
         await self.bus.subscribe(SESSIONS)  # before the reader starts: listened from the first
         await self.bus.start()
-        self._tasks = [asyncio.create_task(self._keep(), name="leases"),
+        self._tasks = [asyncio.create_task(self.keeper._keep(), name="leases"),
                        asyncio.create_task(self._send(), name="redis publisher")]
 
     async def close(self) -> None:
@@ -134,7 +155,7 @@ class Node(Keeping):
         await self.bus.close()
 
     def healthy(self) -> bool:
-        return self.bus.up and time.monotonic() - self.renewed_at < self.tick * 3
+        return self.aside.serving and time.monotonic() - self.keeper.renewed_at < self.tick * 3
 
     # -- owning ----------------------------------------------------------------
 
@@ -157,13 +178,7 @@ class Node(Keeping):
             batch = [await self.outbox.get()]
             while not self.outbox.empty() and len(batch) < 500:
                 batch.append(self.outbox.get_nowait())
-            try:
-                async with self.bus.redis.pipeline(transaction=False) as pipe:
-                    for name, message in batch:
-                        pipe.publish(name, encode(message))
-                    await pipe.execute()
-            except Exception:
-                self.bus.dropped += len(batch)  # followers catch up from the store
+            await self.bus.publish_all(batch)
 
     async def _lost(self, room: Room) -> None:
         """The room found its lease gone when it stored (under its lock): the stored
@@ -211,6 +226,9 @@ class Node(Keeping):
     async def open(self, table_id: str) -> Room:
         """A table that is not in memory here: followed, or owned from now on when nobody
         owns it (a finished game opened again: its chat after the end needs an owner)."""
+        if (link := self.aside.unreachable() or (self.aside.cut[0] if self.aside.cut else None)) \
+                is not None:
+            raise cut_off(link)
         task = self.loading.get(table_id)
         if task is None:
             task = self.loading[table_id] = asyncio.create_task(self._load(table_id))
@@ -299,34 +317,10 @@ class Node(Keeping):
         else:
             self.idle_since.setdefault(room.id, time.monotonic())
 
-    async def tell_revoked(self, revoked: Revocation) -> None:
-        """Tokens revoked here (sessions.py): every other process closes their connections.
-        Their requests already fail, since every process asks the database."""
-        await self.bus.publish(SESSIONS, Revoked(
-            sender=self.name, player=revoked["player"], family=revoked["family"],
-            keep=revoked["keep"], ban=bool(revoked.get("ban")), until=revoked.get("until"),
-            reason=revoked.get("reason", ""), deleted=bool(revoked.get("deleted"))))
-
-    async def tell_warned(self, player_id: str, warning: WarningFacts) -> None:
-        """A warning given here: every other process tells its connections of the player."""
-        await self.bus.publish(SESSIONS, Warned(sender=self.name, player=player_id,
-                                                id=warning["id"], reason=warning["reason"],
-                                                at=warning["at"]))
-
     def _message(self, name: str, message: Message) -> None:
         """One message heard on one of this process's channels (bus.py)."""
         kind, _, key = name.removeprefix("trusis:").partition(":")
-        if isinstance(message, Revoked):
-            if message.sender != self.name and self.on_revoked is not None:
-                self.on_revoked(Revocation(
-                    player=message.player, family=message.family, keep=message.keep,
-                    ban=message.ban, until=message.until, reason=message.reason,
-                    deleted=message.deleted))
-            return
-        if isinstance(message, Warned):
-            if message.sender != self.name and self.on_warned is not None:
-                self.on_warned(message.player, WarningFacts(
-                    id=message.id, reason=message.reason, at=message.at))
+        if self.news.heard(message):
             return
         if isinstance(message, Reply):
             self.forward.heard(message)
@@ -374,6 +368,7 @@ class Node(Keeping):
         return {"node": self.name, "owned": sum(1 for r in rooms if r.owned),
                 "followed": sum(1 for r in rooms if not r.owned),
                 "redis": "ok" if self.bus.up else "down", "forwarded": self.forward.count,
+                "cut_off": self.aside.cut[0] if self.aside.cut else None,
                 "taken_over": self.taken, "redis_dropped": self.bus.dropped,
-                "lease_renewed_s_ago": round(time.monotonic() - self.renewed_at, 2)}
+                "lease_renewed_s_ago": round(time.monotonic() - self.keeper.renewed_at, 2)}
 

@@ -18,12 +18,15 @@ from collections.abc import Callable
 from typing import Any
 
 from trusis.rules.actions import Action
-from trusis.server.cluster.messages import TableFacts
-from trusis.server.commits import Fence
-from trusis.server.peers import Stored
-from trusis.server.rematch_news import tell_rematch
-from trusis.server.room import Room
-from trusis.server.seat import Reservation, Seat
+from trusis.server.cluster.messages import TableFacts, WaitingLine
+from trusis.server.connections.frames import WaitingLine as FrameLine
+from trusis.server.data.commits import Fence
+from trusis.server.data.rows import ActionRow
+from trusis.server.tables import room_chat
+from trusis.server.tables.peers import Stored
+from trusis.server.tables.rematch.news import tell_rematch
+from trusis.server.tables.room import Room
+from trusis.server.tables.seats.seat import Reservation, Seat
 
 
 class Replica:
@@ -95,7 +98,7 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     stale = data.status != "open" and (host is None or (
         data.status == "finished" and host.table.state.running))
     if not stale:
-        room.status = data.status
+        room.life.follow(data.status)
         if host is not None:  # in the lobby, there is no deadline to take
             host.deadline = deadline = data.deadline
     if (room.lobby.seats, shared, room.status, deadline, room.lobby.quit,
@@ -104,13 +107,13 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     if changed and not stale:
         room.reseat()
     _take_rematch(room, data)
-    room.follow_waiting([line.model_dump() for line in data.waiting], data.waiting_said)
+    room_chat.follow_waiting(room, [_line(line) for line in data.waiting], data.waiting_said)
     return stale
 
 
 def _take_rematch(room: Room, data: TableFacts) -> None:
     """The owner's rematch facts: the follower's own clients hear of a new rematch, and
-    see the seats the owner keeps (rematch.py)."""
+    see the seats the owner keeps (tables/rematch/offers.py)."""
     reserved = {n: Reservation(r.player_id, r.kind, r.name, r.until)
                 for n, r in data.reserved.items()}
     news = data.rematch is not None and data.rematch != room.lobby.rematch
@@ -121,6 +124,14 @@ def _take_rematch(room: Room, data: TableFacts) -> None:
     room.broadcast_table()
     if news:
         tell_rematch(room)
+
+
+def _line(line: WaitingLine) -> FrameLine:
+    """A waiting-room line as the writer told it, with its number when it said one."""
+    kept = FrameLine(seat=line.seat, name=line.name, text=line.text, t=line.t)
+    if line.n is not None:
+        kept["n"] = line.n
+    return kept
 
 
 def follow_seats(room: Room, seats: dict[int, Seat]) -> None:
@@ -151,7 +162,7 @@ def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], 
         table.submit(Action.from_dict(data, room.lobby.options.seats, "action"), t)
     host.deadline = deadline if table.state.running else None
     if not table.state.running:
-        room.status = "finished"
+        room.life.follow("finished")
     room.push()
     if not table.state.running:
         room.broadcast_table()
@@ -160,8 +171,11 @@ def follow(room: Room, first: int, entries: tuple[tuple[dict[str, Any], float], 
     return True
 
 
-def follow_rows(room: Room, rows: list[dict[str, Any]], deadline: float | None) -> None:
+def follow_rows(room: Room, rows: list[ActionRow], deadline: float | None) -> None:
     """Apply stored action rows (from `Store.action_rows_after`)."""
-    if rows:
-        follow(room, int(rows[0]["idx"]),
-               tuple((json.loads(r["data"]), float(r["t"])) for r in rows), deadline)
+    entries: list[tuple[dict[str, Any], float]] = []
+    for r in rows:
+        assert r["t"] is not None  # a server stores each action with its time (commits.py)
+        entries.append((json.loads(r["data"]), r["t"]))
+    if entries:
+        follow(room, rows[0]["idx"], tuple(entries), deadline)

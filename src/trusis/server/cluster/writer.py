@@ -21,9 +21,9 @@ from trusis.server.cluster.messages import (
     TableFacts,
     WaitingLine,
 )
-from trusis.server.commits import Fence
-from trusis.server.peers import Stored
-from trusis.server.room import Room
+from trusis.server.data.commits import Fence
+from trusis.server.tables.peers import Stored
+from trusis.server.tables.room import Room
 
 
 def facts(room: Room) -> TableFacts:
@@ -37,7 +37,8 @@ def facts(room: Room) -> TableFacts:
         rematch=room.lobby.rematch, quit=tuple(sorted(room.lobby.quit)),
         reserved={n: KeptSeat(player_id=r.player_id, kind=r.kind, name=r.name, until=r.until)
                   for n, r in room.lobby.reserved.items()},
-        waiting=tuple(WaitingLine(**line) for line in room.waiting_chat),
+        waiting=tuple(WaitingLine(seat=line["seat"], name=line["name"], text=line["text"],
+                                  t=line["t"], n=line.get("n")) for line in room.waiting_chat),
         waiting_said=room.waiting_said,
         host_name=room.lobby.host_name)
 
