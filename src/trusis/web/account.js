@@ -11,6 +11,7 @@ import { announce, banner, confirmDialog, showModal } from "./dialogs.js";
 import { errorText } from "./errors.js";
 import { passwordDialog, signOutEverywhere } from "./sessions.js";
 import { blocksDialog } from "./blocks.js";
+import { loadStaff } from "./moderation.js";
 import { nameCounter } from "./lobby.js";
 
 /** Links marked data-route move inside the page (history.pushState) instead of loading it. */
@@ -60,11 +61,13 @@ function accountMenu(app, me) {
     el.addEventListener("click", () => close(false));
     return el;
   };
+  const moderation = entry("route", { href: "/moderation" }, "⚖ ", t("mod.title"));
   const items = [
     entry("route", { href: `/p/${encodeURIComponent(me.id)}` }, t("acct.profile")),
     entry("route", { href: "/leaderboard" }, t("acct.leaderboard")),
+    entry("route", { href: "/settings/notifications" }, t("acct.notifications")),
     entry("button", { type: "button", on: { click: () => blocksDialog() } }, t("block.list")),
-    (app.staff || []).length ? entry("route", { href: "/moderation" }, "⚖ ", t("mod.title")) : null,
+    (app.staff || []).length ? moderation : null,
     entry("a", { href: "/api/me/data", attrs: { download: "my-trusis-data.json" } }, "⬇ ", t("acct.download")),
     entry("button", { type: "button", on: { click: () => passwordDialog() } }, t("acct.password_change")),
     entry("button", { type: "button", on: { click: () => deleteAccount(app) } }, t("acct.delete")),
@@ -78,7 +81,24 @@ function accountMenu(app, me) {
   }, items.map(item));
   const wrap = h("div", { class: "acct-wrap" }, button, menu);
   const outside = (ev) => { if (!wrap.contains(ev.target)) close(false); };
+  /** The roles asked again at each opening: a player made moderator (or no longer one)
+   * while the page is open finds the entry there, or gone, without a reload (issue 38). */
+  async function restaff() {
+    await loadStaff(app);
+    const staff = (app.staff || []).length > 0;
+    const at = items.indexOf(moderation);
+    if (staff && at < 0) {
+      const after = items.findIndex((el) => el.tagName === "A" && el.hasAttribute("download"));
+      items.splice(after, 0, moderation);
+      menu.insertBefore(item(moderation), menu.children[after] || null);
+    } else if (!staff && at >= 0) {
+      if (document.activeElement === moderation) items[(at + 1) % items.length].focus();
+      items.splice(at, 1);
+      moderation.parentElement?.remove();
+    }
+  }
   function open(focusIndex = 0) {
+    restaff();
     menu.hidden = false;
     button.setAttribute("aria-expanded", "true");
     document.addEventListener("pointerdown", outside);

@@ -3,7 +3,7 @@
 // what it locks, and a command in flight disables the buttons (no double taps).
 
 import { fill, focusKey, focusLost, h, refocus } from "./dom.js";
-import { capital, lang, msg, seatName, t } from "./i18n.js";
+import { capital, lang, msg, seatName, sentence, t } from "./i18n.js";
 import { confirmDialog } from "./dialogs.js";
 import { refusalText } from "./errors.js";
 
@@ -105,7 +105,7 @@ export class ActionPanel {
       const still = (view) => (view.legal || []).some((a) => a.do === legal.do && (a.targets || []).includes(target));
       const ok = await this.ask({
         title: t(`act.${legal.do}`, { target: seatName(target) }),
-        body: capital(msg(`play.confirm.${legal.do}`, { target })),
+        body: sentence(`play.confirm.${legal.do}`, { target }),
         confirm: t(`act.confirm_${legal.do}`), danger: true,
       }, still);
       if (!ok) return;
@@ -124,9 +124,10 @@ export class ActionPanel {
     };
     const [l1, shown] = make("ill-shown", t("act.illusion_shown"), legal.shown || [], sel);
     const [l2, real] = make("ill-real", t("act.illusion_real"), legal.targets || [], this.store.view?.choices?.illusion?.target);
+    // The dialog opens on its first list: both are to be chosen before Confirm.
     const ok = await this.ask({
       title: t("act.illusion_title"), body: t("act.illusion_help"), confirm: t("act.illusion_do"),
-      extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real),
+      extra: h("div", { class: "dialog-fields" }, l1, shown, l2, real), first: shown,
     }, (view) => (view.legal || []).some((a) => a.do === "illusion"));
     if (ok) await this.run({ do: "illusion", shown: Number(shown.value), target: Number(real.value), phase }, from);
   }
@@ -144,7 +145,7 @@ export class ActionPanel {
     }
     const summary = lines.length ? lines.join(" · ") : msg("play.no_choice", {});
     const ok = await this.ask({
-      title: t("act.pass_title"), body: capital(msg("play.confirm.pass", { summary })),
+      title: t("act.pass_title"), body: sentence("play.confirm.pass", { summary }),
       confirm: t("act.pass_do"), cancel: t("act.pass_keep"),
     }, (view) => (view.legal || []).some((a) => a.do === "pass"));
     if (ok) await this.run({ do: "pass", phase }, from);
@@ -155,6 +156,18 @@ export class ActionPanel {
       title: t("act.leave_title"), body: t("act.leave_body"), confirm: t("act.leave_do"), danger: true,
     }, (view) => (view.legal || []).some((a) => a.do === "leave"));
     if (ok) await this.run({ do: "leave" });
+  }
+
+  /** The first action awake that aims at the chosen seat ("Vote for Wim (seat 4)"): where
+   * Tab goes from the seat just chosen (seats.js), else null. */
+  readyButton() {
+    return [...this.body.querySelectorAll("button.btn-power")].find((b) => !b.disabled) || null;
+  }
+
+  /** Where Alt+Shift+P goes: the first action awake, else the bar itself (null: no bar). */
+  focusTarget() {
+    if (this.el.hidden) return null;
+    return [...this.body.querySelectorAll("button")].find((b) => !b.disabled) || this.el;
   }
 
   /** The line under the phase: what this player is asked to do now. */

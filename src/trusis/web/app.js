@@ -9,10 +9,11 @@ import { TableScreen } from "./tablescreen.js";
 import { RulesDialog } from "./rules.js";
 import { accountTools, routeLinks } from "./account.js";
 import { pageFor } from "./pages.js";
-import { loadStaff, showWarnings } from "./moderation.js";
-import { announce } from "./dialogs.js";
+import { loadStaff, showWarnings, watchMutes } from "./moderation.js";
+import { announce, clearAnnouncer } from "./dialogs.js";
 import { applySrMode, setSrMode, srMode } from "./srmode.js";
 import { BannedScreen } from "./banned.js";
+import { Waiting } from "./yourgames.js";
 
 const SOUND_KEY = "trusis.sound";
 
@@ -24,6 +25,7 @@ class App {
     this.screen = null;
     this.rules = new RulesDialog();
     this.sound = localStorage.getItem(SOUND_KEY) === "on";
+    this.waiting = new Waiting(this);  // the games waiting for the player, in the title (D64)
   }
 
   async boot() {
@@ -42,6 +44,8 @@ class App {
     window.addEventListener("popstate", () => this.route());
     this.route();
     showWarnings(this);
+    watchMutes(this);  // a mute told on every page, not only a game's (issue 38)
+    this.waiting.start();
   }
 
   header() {
@@ -140,10 +144,14 @@ class App {
     // and again after, a menu opened in between would be replaced under the click.
     this.known = false;
     this.header();
-    loadStaff(this).then(() => { this.known = true; this.header(); showWarnings(this); });
+    loadStaff(this).then(() => { this.known = true; this.header(); showWarnings(this); watchMutes(this); });
     if (this.screen?.onMe) this.screen.onMe();
     else this.route();
+    this.waiting.start();
   }
+
+  /** The page's main content (where a new screen puts the focus). */
+  main() { return $("#main"); }
 
   navigate(path) {
     history.pushState(null, "", path);
@@ -152,6 +160,7 @@ class App {
 
   route() {
     this.screen?.unmount();
+    clearAnnouncer();  // the last screen's lines are not read on this one
     const main = $("#main");
     const match = location.pathname.match(/^\/t\/([^/]+)\/?$/);
     const page = this.banned ? null : pageFor(this);
@@ -167,6 +176,7 @@ class App {
     }
     this.screen.mount(main);
     if (!page && !this.banned) document.title = match ? `${t("title.table")} — Trusis` : "Trusis";
+    this.waiting.title();
     main.focus({ preventScroll: true });
   }
 }

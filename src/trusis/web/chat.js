@@ -3,14 +3,17 @@
 // panel stops following new lines as soon as the reader scrolls up. Text is always text.
 
 import { clockTime, fill, h } from "./dom.js";
-import { announce } from "./dialogs.js";
+import { announce, topModal } from "./dialogs.js";
 import { isCommand, runCommand } from "./commands.js";
-import { capital, lang, msg, phaseName, seatName, t } from "./i18n.js";
+import { lang, phaseName, seatName, seatNameAs, sentence, t } from "./i18n.js";
 import { errorText } from "./errors.js";
+import { hideControl } from "./hideline.js";
 
 const PUBLIC = "public";
 /** D9: a message over 500 characters is refused (the server's MAX_MESSAGE). */
 export const MESSAGE_MAX = 500;
+/** How long a command's answer shows at least, when its phase ends meanwhile. */
+const ANSWER_SHOWN_MS = 3000;
 /** When the box starts to say how many characters are left. */
 const COUNT_FROM = MESSAGE_MAX - 100;
 
@@ -125,7 +128,11 @@ export class Chat {
   }
 
   /** Whether a line shows in the chat box on screen now (else it is announced instead). */
-  showing(line) { return this.visible && this.threadOf(line) === this.thread; }
+  showing(line) {
+    // Behind an open modal dialog the chat box is out of the accessibility tree, its live
+    // log too: the announcer says the line (dialogs.js announce).
+    return this.visible && !topModal() && this.threadOf(line) === this.thread;
+  }
 
   /** In the screen-reader mode every line is spoken through the announcer: the box stays quiet. */
   setQuiet(quiet) { this.logBox.setAttribute("aria-live", quiet ? "off" : "polite"); }
@@ -159,6 +166,9 @@ export class Chat {
       const answer = await runCommand(text, { store: this.store, act: this.send, ...this.context() });
       this.answer.hidden = false;
       this.answer.textContent = answer;
+      this.answerPhase = this.phaseKey();
+      this.answerShown = Date.now();
+      clearTimeout(this.answerTimer);
       announce(answer);
       return;
     }
@@ -211,7 +221,25 @@ export class Chat {
     this.slowTimer = setInterval(tick, 250);
   }
 
+  /** The phase now (and whether the game runs): a command's answer belongs to it. */
+  phaseKey() {
+    const view = this.store.view;
+    return JSON.stringify([view?.status ?? null, view?.phase ?? null]);
+  }
+
+  /** "Sent: you pass." answered a command of a phase that is over: it goes (once it has
+   * shown a few seconds — the pass that ends a phase is answered as the next one begins). */
+  dropStaleAnswer() {
+    if (this.answer.hidden || this.answerPhase === this.phaseKey()) return;
+    const left = (this.answerShown || 0) + ANSWER_SHOWN_MS - Date.now();
+    clearTimeout(this.answerTimer);
+    if (left > 0) { this.answerTimer = setTimeout(() => this.dropStaleAnswer(), left); return; }
+    this.answer.hidden = true;
+    this.answer.textContent = "";
+  }
+
   render() {
+    this.dropStaleAnswer();
     const counts = this.counts();
     if (!this.primed && this.store.view) {
       // What was there before this page opened counts as read.
@@ -266,12 +294,15 @@ export class Chat {
     }
   }
 
-  /** Append what is new (a live region re-announces whatever is replaced); redraw otherwise. */
+  /** Append what is new (a live region re-announces whatever is replaced); redraw otherwise:
+   * at the start the waiting room's lines go under a heading, and a seat taken or left
+   * changes which lines are this page's (both on the same connection: no `welcome` clears). */
   renderLines(force = false) {
     const lines = this.lines(this.thread);
     const wasBottom = this.atBottom;
     const same = !force && this.drawn?.thread === this.thread && lines.length >= this.drawn.count
-      && this.drawn.count > 0;
+      && this.drawn.version === this.store.chatVersion
+      && this.drawn.count > 0 && this.drawn.first === lines[0]?.key && this.drawn.seat === this.store.seat;
     const name = this.thread === PUBLIC ? t("chat.public") : t("chat.private_with", { seat: seatName(this.thread) });
     this.list.setAttribute("aria-label", name);
     this.logBox.setAttribute("aria-label", name);
@@ -282,7 +313,7 @@ export class Chat {
       fill(this.list, lines.length ? lines.map((l) => this.line(l)) : h("li", { class: "chat-empty" }, none));
     }
     const grew = lines.length > (this.drawn?.count || 0) && this.drawn?.thread === this.thread;
-    this.drawn = { thread: this.thread, count: lines.length };
+    this.drawn = { thread: this.thread, count: lines.length, first: lines[0]?.key, seat: this.store.seat, version: this.store.chatVersion };
     if (wasBottom) this.toBottom();
     else if (grew) this.more.hidden = false;
   }
@@ -308,28 +339,42 @@ export class Chat {
         h("span", { class: "chat-text" }, t("chat.before_game")));
     }
     if (l.system) {
-      const text = l.code === "phase_started" ? phaseName(l.params) : capital(msg(`event.${l.code}`, l.params));
+      const text = l.code === "phase_started" ? phaseName(l.params) : sentence(`event.${l.code}`, l.params);
       return h("li", { class: "chat-line is-system" }, time,
         h("span", { class: "sys-mark", attrs: { "aria-label": t("chat.system") } }, "⚑"),
         h("span", { class: "chat-text" }, text));
     }
     if (l.before) {
       const mine = l.from === this.store.seat && this.waitingRoom();
-      return h("li", { class: ["chat-line", "is-before", mine ? "is-mine" : ""] }, time,
+      return h("li", { class: ["chat-line", "is-before", mine ? "is-mine" : "", l.hidden ? "is-hidden-line" : ""] }, time,
         h("span", { class: "chat-who" }, l.name || seatName(l.from), ": "),
-        h("span", { class: "chat-text" }, l.text));
+        ...this.said(l, "waiting"));
     }
     const speaker = this.store.player(l.from);
     const dead = l.dead ?? (speaker ? !speaker.alive : false);
     const mine = l.from === this.store.seat;
-    return h("li", { class: ["chat-line", mine ? "is-mine" : "", l.to ? "is-private" : "", dead ? "is-dead" : ""] },
+    return h("li", { class: ["chat-line", mine ? "is-mine" : "", l.to ? "is-private" : "", dead ? "is-dead" : "", l.hidden ? "is-hidden-line" : ""] },
       time,
       h("span", { class: "chat-who" },
         dead ? h("span", { class: "dead-mark", attrs: { title: t("seat.dead"), "aria-label": t("seat.dead") } }, "☠ ") : null,
-        seatName(l.from),
+        seatNameAs(l.from, l.name),
         l.to ? h("span", { class: "chat-private" }, ` → ${seatName(l.to)} ${t("chat.private_mark")}`) : null,
         ": "),
-      h("span", { class: "chat-text" }, l.text));
+      ...this.said(l, "game"));
+  }
+
+  /** A line's text, or for a line a moderator hid (D71) the placeholder — staff and its
+   * writer read the text, marked hidden with the reason —; and for staff who watch (the
+   * server names each line to them, `line`) the control that hides or shows it again. */
+  said(l, place) {
+    const text = l.hidden && typeof l.reason !== "string"
+      ? h("span", { class: "chat-text chat-hidden" }, t("chat.hidden_line"))
+      : h("span", { class: "chat-text" }, l.text);
+    const mark = l.hidden && typeof l.reason === "string"
+      ? h("span", { class: "chat-hidden-mark" }, " ", t("chat.hidden_mark", { reason: l.reason })) : null;
+    const tools = Number.isInteger(l.line) && this.store.tableId
+      ? hideControl(this.store.tableId, place, l.line, !!l.hidden) : null;
+    return [text, mark, tools ? [" ", tools] : null];
   }
 
   renderForm() {

@@ -9,6 +9,7 @@ import { eventText } from "./log.js";
 import { youAre } from "./rules.js";
 import { seatLabel } from "./seats.js";
 import { errorText } from "./errors.js";
+import { shortcutList } from "./keys.js";
 
 /** Each command and the words that call it, in English, French and Italian. */
 const ALIASES = {
@@ -106,7 +107,7 @@ export async function runCommand(text, { store, act: send, notebook, prompt }) {
   const cmd = BY_WORD.get(head.toLowerCase());
   const view = store.view;
   if (!cmd) return `${t("cmd.unknown", { name: head })} ${t("cmd.help")}`;
-  if (cmd === "help") return t("cmd.help");
+  if (cmd === "help") return `${t("cmd.help")} ${t("keys.intro")} ${shortcutList()}.`;
   if (!view) return t("wait.loading_game");
   if (cmd === "who") return who(store, notebook);
   if (cmd === "votes") return votes(store);

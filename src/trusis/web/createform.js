@@ -1,12 +1,17 @@
 // Creating a table with every option of the server: name, seats (5–30), the standard set or
 // a custom one checked live (POST /api/sets/check) with the roles it will deal, the balance
-// lab's estimate beside it, the timers, private (an invite link), bots taking over.
+// lab's estimate beside it, the timers, private (an invite link), bots taking over, and the
+// pace: real time, or a slow game (D62) with its presets or any hours.
 
 import { fill, h } from "./dom.js";
 import { post } from "./api.js";
 import { allRoles, capital, lang, roleName, t } from "./i18n.js";
 import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
+
+/** The slow games' presets (D62): [day hours, night hours]. */
+export const PRESETS = { day: [20, 4], evenings: [3, 1], relaxed: [48, 24] };
+const HOUR = 3600;
 
 export class CreateForm {
   constructor({ onCreated }) {
@@ -35,6 +40,15 @@ export class CreateForm {
     this.day = num("ct-day", 30, 3600, 180);
     this.night = num("ct-night", 15, 1800, 90);
     this.grace = num("ct-grace", 5, 600, 60);
+    const pace = (value) => h("input", { type: "radio", name: "ct-pace", value, id: `ct-${value}`, checked: value === "live",
+      on: { change: () => this.paced() } });
+    this.live = pace("live");
+    this.slow = pace("slow");
+    this.preset = h("select", { id: "ct-preset", on: { change: () => this.presetChosen() } },
+      [...Object.keys(PRESETS), "custom"].map((key) => h("option", { value: key, text: t(`create.preset_${key}`) })));
+    this.dayHours = num("ct-day-hours", 1, 48, PRESETS.day[0]);
+    this.nightHours = num("ct-night-hours", 1, 24, PRESETS.day[1]);
+    for (const input of [this.dayHours, this.nightHours]) input.addEventListener("input", () => this.hoursTyped());
     this.standard = h("input", { type: "radio", name: "ct-set", value: "standard", checked: true, id: "ct-standard", on: { change: () => this.changed() } });
     this.custom = h("input", { type: "radio", name: "ct-set", value: "custom", id: "ct-custom", on: { change: () => this.changed() } });
     this.private = h("input", { type: "checkbox", id: "ct-private" });
@@ -58,15 +72,47 @@ export class CreateForm {
           h("label", { class: "check" }, this.custom, " ", t("create.custom")),
           this.roleInputs),
         h("div", { class: "set-side" }, this.dealt, this.balance.el)),
-      h("fieldset", { class: "timers" }, h("legend", {}, t("create.timers")),
+      h("fieldset", { class: "pace" }, h("legend", {}, t("create.pace")),
+        h("label", { class: "check" }, this.live, " ", t("create.live")),
+        h("label", { class: "check" }, this.slow, " ", t("create.slow"))),
+      this.liveTimers = h("fieldset", { class: "timers" }, h("legend", {}, t("create.timers")),
         this.field("ct-day", t("create.day"), this.day, t("create.day_hint")),
         this.field("ct-night", t("create.night"), this.night, t("create.night_hint"))),
+      this.slowTimers = h("fieldset", { class: "timers slow-timers", hidden: true }, h("legend", {}, t("create.timers")),
+        this.field("ct-preset", t("create.preset"), this.preset),
+        this.field("ct-day-hours", t("create.day_hours"), this.dayHours, t("create.day_hours_hint")),
+        this.field("ct-night-hours", t("create.night_hours"), this.nightHours, t("create.night_hours_hint")),
+        h("p", { class: "hint" }, t("create.slow_grace"))),
       h("label", { class: "check" }, this.private, " ", t("create.private")),
       h("label", { class: "check" }, this.takeover, " ", t("create.takeover")),
-      this.field("ct-grace", t("create.grace"), this.grace, t("create.grace_hint")),
+      this.graceField = this.field("ct-grace", t("create.grace"), this.grace, t("create.grace_hint")),
       this.error, this.submitBtn);
     this.buildRoles();
+    this.paced();
     this.changed();
+  }
+
+  /** Real time or slow (D62): each shows its own timers; a slow game's grace is a day (D63). */
+  paced() {
+    const slow = this.slow.checked;
+    this.liveTimers.hidden = slow;
+    this.slowTimers.hidden = !slow;
+    this.graceField.hidden = slow;
+    for (const input of [this.day, this.night, this.grace]) input.disabled = slow;
+    for (const input of [this.dayHours, this.nightHours, this.preset]) input.disabled = !slow;
+  }
+
+  presetChosen() {
+    const hours = PRESETS[this.preset.value];
+    if (!hours) return;
+    [this.dayHours.value, this.nightHours.value] = hours.map(String);
+  }
+
+  /** Hours typed by hand: the preset they match, or "choose the hours". */
+  hoursTyped() {
+    const typed = [Number(this.dayHours.value), Number(this.nightHours.value)];
+    const found = Object.entries(PRESETS).find(([, hours]) => hours[0] === typed[0] && hours[1] === typed[1]);
+    this.preset.value = found ? found[0] : "custom";
   }
 
   buildRoles() {
@@ -138,15 +184,17 @@ export class CreateForm {
   async submit() {
     if (!this.valid) return;
     this.error.textContent = "";
+    const slow = this.slow.checked;
     const body = {
       name: this.name.value.trim() || t("create.default_name"),
       seats: Number(this.seats.value),
       set: this.setJson(),
-      day_seconds: Number(this.day.value),
-      night_seconds: Number(this.night.value),
+      slow,
+      day_seconds: slow ? Number(this.dayHours.value) * HOUR : Number(this.day.value),
+      night_seconds: slow ? Number(this.nightHours.value) * HOUR : Number(this.night.value),
       private: this.private.checked,
       bots_take_over: this.takeover.checked,
-      grace_seconds: Number(this.grace.value),
+      grace_seconds: slow ? 60 : Number(this.grace.value),  // not used at a slow table (D63)
       lang: lang(), // its bots speak it (docs/bots.md)
     };
     this.submitBtn.disabled = true;

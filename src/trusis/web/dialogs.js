@@ -1,40 +1,88 @@
 // Confirmations, banners, result cards and the polite screen-reader announcements.
 
-import { $, append, h, prefersReducedMotion } from "./dom.js";
+import { $, append, focusLost, h, prefersReducedMotion } from "./dom.js";
 import { t } from "./i18n.js";
+
+/**
+ * Show `dlg` as a modal dialog with an announcer of its own. While a modal dialog is open,
+ * Chromium leaves everything outside it out of the accessibility tree (`activeModalDialog`),
+ * the page's announcer included: what is announced meanwhile is said in the dialog's own
+ * live region too (announce), which exists before its first line, as live regions must.
+ */
+export function openModal(dlg) {
+  if (!dlg.querySelector(":scope > .dialog-announcer")) {
+    dlg.append(h("div", { class: "sr-only dialog-announcer", attrs: { role: "log", "aria-live": "polite", "aria-relevant": "additions" } }));
+  }
+  dlg.showModal();
+}
+
+/** The modal dialog on top (the last one opened), or null. */
+export function topModal() {
+  const open = [...document.querySelectorAll("dialog[open]")].filter((d) => d.matches(":modal"));
+  return open[open.length - 1] || null;
+}
 
 /**
  * Open `dlg` as a modal dialog; Escape closes it too. Returns the function that closes
  * it, once (later calls do nothing), removes it from the page and then calls `onClose`.
+ * The focus goes back where it was — or, when that control is gone (the dialog closed by
+ * itself as its phase ended and the bar was drawn again), to the action bar or the main
+ * content: never to <body> (WCAG 2.4.3).
  */
 export function showModal(dlg, onClose = null) {
   let closed = false;
+  const before = document.activeElement;
   const close = () => {
     if (closed) return;
     closed = true;
     dlg.close();
     dlg.remove();
     onClose?.();
+    if (!focusLost()) return;
+    const back = before && before !== document.body && before.isConnected && !before.disabled ? before : null;
+    // The control it came from, drawn anew (data-focus names it across redraws).
+    const key = before?.dataset?.focus;
+    const again = key ? [...document.querySelectorAll(`[data-focus="${CSS.escape(key)}"]`)].find((el) => !el.disabled) : null;
+    for (const el of [back, again, $(".actions:not([hidden])"), $("#main")]) {
+      el?.focus();
+      if (el && !focusLost()) break;
+    }
   };
   dlg.addEventListener("cancel", (ev) => { ev.preventDefault(); close(); });
   document.body.append(dlg);
-  dlg.showModal();
+  openModal(dlg);
   return close;
 }
 
 const SPOKEN = 40; // lines kept in the announcer (older ones are dropped)
 
+function addLines(region, lines) {
+  for (const line of lines) region.append(h("p", {}, String(line)));
+  while (region.childElementCount > SPOKEN) region.firstElementChild.remove();
+}
+
 /**
  * Say something to screen readers, politely: each call adds lines to the announcer (a
  * role="log" live region in index.html), so announcements in a row are all read rather
- * than replacing each other, and the tests read them back from its text.
+ * than replacing each other, and the tests read them back from its text. While a modal
+ * dialog is open the announcer is out of the accessibility tree: the lines go to the
+ * dialog's own live region as well (openModal), and are heard there.
  */
 export function announce(text) {
   const region = $("#announcer");
   if (!region) return;
   const lines = (Array.isArray(text) ? text : [text]).filter(Boolean);
-  for (const line of lines) region.append(h("p", {}, String(line)));
-  while (region.childElementCount > SPOKEN) region.firstElementChild.remove();
+  if (!lines.length) return;
+  addLines(region, lines);
+  const inDialog = topModal()?.querySelector(":scope > .dialog-announcer");
+  if (inDialog) addLines(inDialog, lines);
+}
+
+/** A new screen (another table, the lobby, the ban page) starts with an empty announcer:
+ * a screen reader that reads it through finds nothing of the last game there. */
+export function clearAnnouncer() {
+  const region = $("#announcer");
+  while (region?.firstChild) region.firstChild.remove();
 }
 
 /**
@@ -66,7 +114,7 @@ export function clearBanners() {
  * A modal question. Resolves true when confirmed. `danger` styles the confirm button as an
  * irreversible act, and then the focus starts on Cancel so a stray Enter does nothing.
  */
-export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null, stale = null }) {
+export function confirmDialog({ title, body, confirm, cancel, danger = false, extra = null, stale = null, first = null }) {
   return new Promise((resolve) => {
     const dlg = h("dialog", { class: "dialog", attrs: { "aria-labelledby": "dlg-title" } });
     const no = h("button", { class: "btn", type: "button", text: cancel || t("cancel") });
@@ -93,7 +141,8 @@ export function confirmDialog({ title, body, confirm, cancel, danger = false, ex
     no.addEventListener("click", close);
     // Confirming asks once more: an answer never acts on a question that no longer holds.
     yes.addEventListener("click", () => { if (watch?.()) return; answer = true; close(); });
-    (danger ? no : yes).focus();
+    // `first`: a field of `extra` to fill first (the illusion's two seats), else a button.
+    (first || (danger ? no : yes)).focus();
   });
 }
 
@@ -109,15 +158,28 @@ export function recheckDialogs() {
   for (const watch of [...watched]) watch();
 }
 
-/** A short note that stays a while (or until closed): why a question went away unanswered. */
-export function note(text) {
+/**
+ * A short note that stays a while (or until closed): why a question went away unanswered.
+ * `quiet`: not a live region of its own (what it says was announced already).
+ */
+export function note(text, { quiet = false, seconds = 12, kind = null } = {}) {
   const host = $("#cards");
   if (!host) return;
+  // A note of the same kind is replaced, not stacked under the new one.
+  if (kind) for (const old of host.querySelectorAll(`.dialog-note[data-kind="${CSS.escape(kind)}"]`)) old.remove();
   const ok = h("button", { class: "btn btn-small", type: "button", text: t("ok") });
-  const el = h("div", { class: "dialog-note", attrs: { role: "status" } }, h("p", {}, text), ok);
-  ok.addEventListener("click", () => el.remove());
+  const el = h("div", { class: "dialog-note", dataset: kind ? { kind } : null, attrs: { role: quiet ? null : "status" } }, h("p", {}, text), ok);
+  ok.addEventListener("click", () => {
+    const had = el.contains(document.activeElement);
+    el.remove();
+    if (had) $("#main")?.focus();
+  });
   host.append(el);
-  setTimeout(() => el.remove(), 12000);
+  setTimeout(() => {
+    const had = el.contains(document.activeElement);
+    el.remove();
+    if (had) $("#main")?.focus();  // closed by itself: the focus is not left on <body>
+  }, seconds * 1000);
 }
 
 /**

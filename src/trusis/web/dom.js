@@ -52,7 +52,10 @@ export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 /** mm:ss for a number of seconds (never negative). */
 export function mmss(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
-  return `${String(Math.floor(s / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+  const two = (n) => String(n).padStart(2, "0");
+  // A slow game's phase lasts hours (D62): "19:59:58", never "1199:58".
+  if (s >= 3600) return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  return `${two(Math.floor(s / 60))}:${two(s % 60)}`;
 }
 
 /** hh:mm of a time in seconds since the epoch, in the player's locale. */

@@ -2,9 +2,9 @@
 // vote grid day by day, the night timeline, the statistics (R62: declaration order, labels,
 // "-"), and the record to download. Built from GET /api/tables/{id}/summary.
 
-import { fill, focusLost, h } from "./dom.js";
+import { fill, focusLost, h, refocus } from "./dom.js";
 import { get } from "./api.js";
-import { capital, lang, msg, roleName, roleTeam, seatName, t } from "./i18n.js";
+import { capital, lang, msg, roleName, roleTeam, seatName, sentence, t } from "./i18n.js";
 import { eventText } from "./log.js";
 import { teamMark } from "./rules.js";
 import { errorText } from "./errors.js";
@@ -50,12 +50,15 @@ export class EndScreen {
     const winner = d?.winner ?? view.winner;
     const winners = d?.winners ?? view.winners ?? [];
     const me = this.store.seat;
-    const verdict = !me ? null : winner === "DRAW" ? t("end.nobody_wins") : winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
+    const verdict = this.verdict();
     // D38: a game the server's staff ended says so (the log's event), not only "a draw".
     const byStaff = winner === "DRAW" && (this.store.log || []).some((e) => e.code === "operator_draw");
     const record = `/api/tables/${encodeURIComponent(this.store.tableId)}/record${this.q()}`;
     this.rematch.render();
-    const titled = document.activeElement?.id === "end-title" && this.el.contains(document.activeElement);
+    // Drawn again when the summary arrives: the focused control (the rematch's buttons are
+    // kept, the others drawn anew with the same data-focus) keeps the focus (WCAG 2.4.3).
+    const had = this.el.contains(document.activeElement) ? document.activeElement : null;
+    const hadKey = had?.dataset?.focus || (had?.id === "end-title" ? "end-title" : null);
     fill(this.el,
       h("header", { class: ["end-head", `win-${String(winner || "").toLowerCase()}`] },
         h("p", { class: "end-kicker" }, t("end.over")),
@@ -63,10 +66,10 @@ export class EndScreen {
         verdict ? h("p", { class: "end-verdict" }, verdict) : null,
         byStaff ? h("p", { class: "end-why hint" }, capital(msg("event.operator_draw"))) : null,
         h("div", { class: "row wrap end-buttons" },
-          h("a", { class: "btn", href: record, attrs: { download: `trusis-${this.store.tableId}.json` } }, "⬇ ", t("end.download")),
-          pageLink(replayPath(this.store.tableId, me, this.invite), { class: "btn btn-replay" }, "▶ ", t("replay.button")),
+          h("a", { class: "btn", href: record, dataset: { focus: "end-download" }, attrs: { download: `trusis-${this.store.tableId}.json` } }, "⬇ ", t("end.download")),
+          pageLink(replayPath(this.store.tableId, me, this.invite), { class: "btn btn-replay", dataset: { focus: "end-replay" } }, "▶ ", t("replay.button")),
           reportButton(this.store.tableId, { players: () => view.players || [], mySeat: () => me, small: false, onSent: () => refreshReports(this.store.tableId) }),
-          h("button", { class: "btn btn-primary", type: "button", text: t("end.leave"), on: { click: () => this.onLeave() } }))),
+          h("button", { class: "btn btn-primary", type: "button", text: t("end.leave"), dataset: { focus: "end-leave" }, on: { click: () => this.onLeave() } }))),
       this.error ? h("p", { class: "form-error" }, errorText(this.error)) : null,
       this.rematch.el,
       this.rolesTable(d, view, winners),
@@ -74,7 +77,22 @@ export class EndScreen {
       d ? this.nights(d) : null,
       d?.stats ? this.stats(d.stats) : null,
       reportsSection(this.store.tableId, !!this.store.table?.you_host));
-    if (titled && focusLost()) this.focus();
+    if (had && focusLost()) {
+      if (had.isConnected) had.focus();
+      else if (hadKey === "end-title") this.focus();
+      else if (!refocus(this.el, [hadKey])) this.focus();
+    }
+  }
+
+  /** This seat's end in words ("You win!", "You lose.", "Nobody wins."); null to a spectator. */
+  verdict() {
+    const view = this.store.view || {};
+    const winner = this.data?.winner ?? view.winner;
+    const winners = this.data?.winners ?? view.winners ?? [];
+    const me = this.store.seat;
+    if (!me || !winner) return null;
+    if (winner === "DRAW") return t("end.nobody_wins");
+    return winners.includes(me) ? msg("play.result_won") : msg("play.result_lost");
   }
 
   /** Where the player continues when the game ends under their fingers: the verdict. */
@@ -135,8 +153,8 @@ export class EndScreen {
     for (const [k, target] of Object.entries(night.kamikaze || {})) lines.push(t("end.kamikaze", { seat: seatName(k), target: seatName(target) }));
     for (const s of night.sweeps || []) lines.push(t("end.sweep", { seat: seatName(s.seat), target: seatName(s.target), result: msg(`fact.${s.result}`) }));
     for (const v of night.visions || []) lines.push(t("end.vision", { seat: seatName(v.seat), target: seatName(v.target), role: roleName(v.role) }));
-    for (const s of night.died || []) lines.push(`☠ ${capital(msg("event.died", { seat: s }))}`);
-    for (const s of night.revived || []) lines.push(`✚ ${capital(msg("event.revived", { seat: s }))}`);
+    for (const s of night.died || []) lines.push(`☠ ${sentence("event.died", { seat: s })}`);
+    for (const s of night.revived || []) lines.push(`✚ ${sentence("event.revived", { seat: s })}`);
     return lines;
   }
 

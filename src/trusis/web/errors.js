@@ -1,7 +1,7 @@
 // Refusals and errors, rendered from their code and parameters in the player's language.
 
 import { clockTime } from "./dom.js";
-import { capital, hasMsg, lang, msg, t, untilText } from "./i18n.js";
+import { hasMsg, lang, sentence, t, untilText } from "./i18n.js";
 
 /** A duration in the player's language: "40 s", "3 min", "1 min 30 s". */
 export function lapse(seconds) {
@@ -27,8 +27,8 @@ export function errorText(err, { offset = 0 } = {}) {
   const code = String(err?.code || "");
   const params = err?.params || {};
   if (code === "banned") return banText(params);
-  if (hasMsg(code)) return capital(msg(code, params));
-  if (hasMsg(`refusal.${code}`)) return capital(msg(`refusal.${code}`, params));
+  if (hasMsg(code)) return sentence(code, params);
+  if (hasMsg(`refusal.${code}`)) return sentence(`refusal.${code}`, params);
   const key = `err.${code}`;
   // A refusal that names its limit counts on it for its plural forms ("1 table", "5
   // tables"): t() chooses them on `count`.

@@ -4,6 +4,7 @@
 
 import { safeKey } from "./dom.js";
 import { storedSeq } from "./net.js";
+import { nameOf } from "./i18n.js";
 
 /** Events only their audience receives: marked "private" in the log. */
 export const PRIVATE_CODES = new Set([
@@ -23,6 +24,24 @@ function deadSeats(view) {
   return (view?.players || []).filter((p) => !p.alive).map((p) => p.seat);
 }
 
+const phaseOrder = (p) => Number(p.number) * 2 + (p.kind === "night" ? 1 : 0);
+
+/** Whether a line's speaker was dead when its phase began, from the view's ended phases
+ *  (`history`: who died and who came back in each): a line read back without its events
+ *  (the replay with everything revealed) is marked as its speaker was then (R15), not now. */
+function deadWhenSaid(view, line) {
+  if (!line.phase) return undefined;  // unknown: the speaker's state now
+  const before = phaseOrder(line.phase);
+  const ended = (view.history || []).filter((h) => h.phase && phaseOrder(h.phase) < before)
+    .sort((a, b) => phaseOrder(a.phase) - phaseOrder(b.phase));
+  let dead = false;
+  for (const h of ended) {
+    if ((h.died || []).includes(line.from)) dead = true;
+    if ((h.revived || []).includes(line.from)) dead = false;
+  }
+  return dead;
+}
+
 export class GameStore {
   constructor(tableId) {
     this.tableId = tableId;
@@ -36,6 +55,9 @@ export class GameStore {
     this.log = [];           // {seq, code, params, t, phase}
     this.chat = [];          // {from, to, text, phase, t, seq}
     this.waitingChat = [];   // the waiting room's lines (D45), sent again on each connection
+    this.chatVersion = 0;    // a new one draws the chat again whole (a line hidden or shown, D71)
+    this.chatStale = false;  // the next snapshot's chat replaces a line drawn already (D71)
+    this.replaceWaiting = false;  // the next `waiting_chat` holds every line again (D71)
     this.listeners = new Set();
     this.restored = false;
     this.online = false;     // this page's connection is open (its own seat is connected)
@@ -109,23 +131,37 @@ export class GameStore {
 
   /** Lines said in the waiting room (D45): before the game, never part of it. */
   waitingLines(msg) {
+    if (this.replaceWaiting) {  // after `line_hidden`: the lines whole, as this page may read them
+      this.replaceWaiting = false;
+      this.waitingChat = [];
+      this.chatVersion += 1;
+    }
     for (const line of Array.isArray(msg.lines) ? msg.lines : []) {
       this.waitingChat.push({ from: line.seat, name: line.name, text: String(line.text ?? ""),
-        t: line.t ?? null, before: true, key: `w${this.waitingChat.length}` });
+        t: line.t ?? null, before: true, key: `w${this.waitingChat.length}`, ...hiddenFields(line) });
     }
     this.emit({ kind: "waiting_chat" });
   }
 
-  /** The lobby-level table; `fromConnection`: a `table` message (counted, see tableUpdates). */
+  /** The lobby-level table; `fromConnection`: a `table` message (counted, see tableUpdates).
+   * Before the start this page's seat is the one the table marks `you`: a seat taken or left
+   * reaches the page on its open connection, which plays it from then on (no new `welcome`). */
   setTable(table, fromConnection = false) {
     this.table = table;
     if (fromConnection) this.tableUpdates += 1;
+    if (!this.view && table?.status === "open" && Array.isArray(table.seats)) {
+      const mine = table.seats.find((s) => s.you);
+      this.seat = mine ? Number(mine.seat) : null;
+    }
     this.emit({ kind: "table" });
   }
 
   snapshot(msg) {
     const view = msg.view || {};
     this.view = view;
+    // After `line_hidden`, or a snapshot holding a hidden line (it may have been hidden while
+    // this page was away): the chat is drawn again whole, not only what is new (D71).
+    if (this.chatStale || (view.chat || []).some((l) => l?.hidden)) { this.chatStale = false; this.chatVersion += 1; }
     if ("seat" in view) this.seat = Number.isInteger(view.seat) ? view.seat : null;
     this.setClock(msg.clock);
     const t = this.now();
@@ -139,10 +175,13 @@ export class GameStore {
       // From the game's first event, nobody was dead before them; from later, the dead now.
       const fromStart = !recent.length || recent[0].seq <= 1;
       this.take(recent, null, view.phase, fromStart ? [] : deadSeats(view));
+      // Each line's writer as they were then (issue 38): the view's lines say, in the same order.
+      this.chat.filter((l) => !l.system).forEach((l, i) => { l.name = lines[i]?.name ?? l.name; });
     } else {
       this.chat = lines.map((line, i) => ({
         from: line.from, to: line.to ?? null, text: line.text, phase: line.phase,
-        t: line.t ?? null, key: `s${i}`,
+        t: line.t ?? null, key: `s${i}`, name: line.name ?? null, dead: deadWhenSaid(view, line),
+        ...hiddenFields(line),
       }));
       if (!this.log.length) this.log = recent ? recent.map((e) => this.entry(e, null, view.phase)) : this.logFromView(view);
     }
@@ -163,12 +202,18 @@ export class GameStore {
     const fresh = [];
     const dead = new Set(deadBefore);
     let votedOut = null;  // one chat line for a vote death: "killed by the vote", not "dies" too
+    const holders = new Map();  // a seat a person took in these events: its lines are theirs (R53)
     for (const e of events) {
       const entry = this.entry(e, t, phase);
+      if ((e.code === "replaced" || e.code === "returned") && e.params?.by && e.params.by !== "bot") {
+        holders.set(e.params.seat, e.params.by);
+      }
       if (e.code === "said" || e.code === "whispered") {
         this.chat.push({
           from: e.params.seat, to: e.params.to ?? null, text: e.params.text, phase,
           t: entry.t, key: `e${e.seq}`, dead: dead.has(e.params.seat),
+          name: holders.get(e.params.seat) ?? (nameOf(e.params.seat) || null),  // its writer then
+          ...hiddenFields(e.params),
         });
       } else if (SYSTEM_CODES.has(e.code) && !(e.code === "died" && e.params?.seat === votedOut)) {
         this.chat.push({ system: true, code: e.code, params: entry.params, t: entry.t, key: `e${e.seq}` });
@@ -251,4 +296,15 @@ export class GameStore {
     const entry = Array.isArray(seats) ? seats.find((s) => Number(s.seat) === Number(seat)) : null;
     return entry ? entry.connected !== false : true;
   }
+}
+
+/** What a line says of a moderator's hide (D71): `hidden` (its text is the placeholder, or for
+ * staff and its writer the text as written, with the `reason`), and for staff who watch its
+ * name, `line` (what the moderation routes take). */
+function hiddenFields(line) {
+  const out = {};
+  if (line?.hidden) out.hidden = true;
+  if (typeof line?.reason === "string") out.reason = line.reason;
+  if (Number.isInteger(line?.line)) out.line = line.line;
+  return out;
 }

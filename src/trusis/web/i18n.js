@@ -106,6 +106,12 @@ export function setNames(players) {
 export function nameOf(seat) { return state.names.get(Number(seat)) ?? ""; }
 
 /** A seat as sentences name it: "Bob (seat 4)". */
+/** A seat named by `name`, its holder when a chat line was written (issue 38), as seatName. */
+export function seatNameAs(seat, name) {
+  if (!name) return seatName(seat);
+  return fillTemplate(state.msgs["play.seat_name"] || "{name} (seat {number})", { name, number: seat });
+}
+
 export function seatName(seat) {
   if (seat === null || seat === undefined) return "—";
   const name = state.names.get(Number(seat));
@@ -140,6 +146,14 @@ export function msg(code, params = {}, namer = seatName) {
   return fillTemplate(template, values);
 }
 
+/** "19 h 12 min", never more than is left; under an hour, at least "1 min" ("0 min" would
+ * read as over). */
+export function leftText(seconds) {
+  if (seconds < 3600) return t("games.m", { minutes: Math.max(1, Math.ceil(seconds / 60)) });
+  const minutes = Math.floor(seconds / 60);
+  return t("games.hm", { hours: Math.floor(minutes / 60), minutes: minutes % 60 });
+}
+
 /**
  * A sanction's end (seconds since the epoch; null or 0: none) in the player's language and
  * time zone: "until 18:40" today, "until 12 Mar 2027, 18:40" another day, "for good".
@@ -161,6 +175,25 @@ export function untilText(epoch) {
 
 /** The first letter in upper case: rendered codes start lower-case. */
 export function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
+
+/** The parameters that hold a player's name as they wrote it. */
+const NAME_PARAMS = new Set([...SEAT_PARAMS, "name"]);
+
+/**
+ * An engine message as a sentence: its first letter in upper case — unless the sentence
+ * starts with a player's name, which is shown as written: "gnp.exe (seat 2) has passed",
+ * never "Gnp.exe". A seat without a known name ("seat 3 has passed") is capitalised.
+ */
+export function sentence(code, params = {}, namer = seatName) {
+  const text = msg(code, params, namer);
+  const lead = /^\{(\w+)\}/.exec(state.msgs[code] ?? "")?.[1];
+  if (lead && NAME_PARAMS.has(lead) && params?.[lead] !== null && params?.[lead] !== undefined) {
+    const value = params[lead];
+    const bare = fillTemplate(state.msgs["seat.label"] || "seat {number}", { number: value });
+    if (lead === "name" || namer(value) !== bare) return text;
+  }
+  return capital(text);
+}
 
 /** "Day 2" / "Nuit 3". */
 export function phaseName(phase) {

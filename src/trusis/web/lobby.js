@@ -8,6 +8,9 @@ import { t } from "./i18n.js";
 import { CreateForm } from "./createform.js";
 import { errorText } from "./errors.js";
 import { announce } from "./dialogs.js";
+import { paceText } from "./yourgames.js";
+import { pageLink } from "./account.js";
+import { showWarnings } from "./moderation.js";
 
 /** The name form: shown in the lobby, and at a table when nobody is signed in. */
 export const NAME_MAX = 32;
@@ -103,6 +106,7 @@ export class Lobby {
   constructor(app) {
     this.app = app;
     this.list = h("div", { class: "table-list" });
+    this.slowList = h("div", { class: "table-list slow-list" });
     this.mine = h("section", { class: "card your-games", hidden: true, attrs: { "aria-labelledby": "mine-title" } });
     this.el = h("div", { class: "lobby" });
     this.timer = null;
@@ -131,7 +135,11 @@ export class Lobby {
           h("section", { class: "card tables", attrs: { "aria-labelledby": "tables-title" } },
             h("div", { class: "card-head" }, h("h2", { id: "tables-title" }, t("lobby.tables")),
               h("button", { class: "btn btn-small", type: "button", text: t("lobby.refresh"), on: { click: () => this.refresh() } })),
-            this.list)),
+            this.list),
+          h("section", { class: "card slow-tables", attrs: { "aria-labelledby": "slow-title" } },
+            h("h2", { id: "slow-title" }, t("lobby.slow_tables")),
+            h("p", { class: "hint" }, t("lobby.slow_hint")),
+            this.slowList)),
         this.form ? this.form.el : h("section", { class: "card" }, h("h2", {}, t("create.title")), h("p", { class: "hint" }, t("create.need_name")))));
   }
 
@@ -149,12 +157,21 @@ export class Lobby {
     }) : Promise.resolve({ tables: [] });
     try {
       const tables = listOf(await get("/api/tables"), "tables");
-      this.drawTables(tables);
+      // Slow tables apart (D62): a player looking for a game now must not sit down at one
+      // that lasts a week.
+      this.drawTables(this.list, tables.filter((tb) => !tb.options?.slow), t("lobby.no_tables"));
+      this.drawTables(this.slowList, tables.filter((tb) => tb.options?.slow), t("lobby.no_slow"));
     } catch (err) {
       fill(this.list, h("p", { class: "form-error" }, errorText(err)));
     }
+    // A moderator's warning reaches the lobby live (issue 38), as a game's `warning` frame
+    // brings it to a table at once (D53).
+    if (this.app.me && !this.stopped) showWarnings(this.app);
     const yours = await mine;
-    if (yours && !this.stopped) this.drawMine(listOf(yours, "tables"));
+    if (yours && !this.stopped) {
+      this.app.waiting?.set(yours.waiting || 0);
+      this.drawMine(listOf(yours, "tables"), yours.waiting || 0);
+    }
     if (!this.stopped) this.timer = setTimeout(() => this.refresh(), 5000);
   }
 
@@ -163,12 +180,15 @@ export class Lobby {
    * its way back in. Your seat (or your being the host) opens a private table: the link
    * carries no invite, which stays the host's.
    */
-  drawMine(tables) {
+  drawMine(tables, waiting = 0) {
     this.mine.hidden = !tables.length;
     if (!tables.length) { fill(this.mine); return; }
     const go = (href) => (ev) => { ev.preventDefault(); this.app.navigate(href); };
     fill(this.mine,
-      h("h2", { id: "mine-title" }, t("lobby.mine")),
+      h("div", { class: "card-head" }, h("h2", { id: "mine-title" }, t("lobby.mine")),
+        pageLink("/games", { class: "btn btn-small", id: "all-games" }, t("lobby.all_games"))),
+      h("p", { class: ["games-count", waiting ? "is-waiting" : ""], id: "mine-waiting" },
+        waiting ? t("lobby.waiting", { count: waiting }) : t("games.none_waiting")),
       h("p", { class: "hint" }, t("lobby.mine_hint")),
       h("ul", { class: "tables-ul" }, tables.map((tb) => {
         const running = tb.status === "running";
@@ -183,6 +203,8 @@ export class Lobby {
             h("span", { class: "table-meta" },
               t(running ? "lobby.running" : "lobby.open"), " · ",
               seat ? t(away ? "lobby.mine_away" : "lobby.mine_seat", { seat: seat.seat }) : t("lobby.mine_host"),
+              tb.yours?.to_do ? [" · ", h("strong", {}, t("games.to_do"))] : null,
+              tb.options?.slow ? [" · ", paceText(tb.options)] : null,
               tb.you_host && seat ? [" · ", t("lobby.mine_host")] : null,
               tb.options?.private ? [" · ", t("lobby.private")] : null)),
           h("a", { class: ["btn", "btn-primary"], href, attrs: { "aria-label": t("lobby.mine_label", { action, table: name }) },
@@ -190,30 +212,31 @@ export class Lobby {
       })));
   }
 
-  drawTables(tables) {
+  drawTables(list, tables, none) {
     if (!tables.length) {
-      fill(this.list, h("p", { class: "hint" }, t("lobby.no_tables")));
+      fill(list, h("p", { class: "hint" }, none));
       return;
     }
-    fill(this.list, h("ul", { class: "tables-ul" }, tables.map((tb) => {
+    fill(list, h("ul", { class: "tables-ul" }, tables.map((tb) => {
       const seats = tb.options?.seats ?? (tb.seats || []).length;
       const taken = tb.taken ?? (tb.seats || []).filter((s) => s.kind).length;
       const mine = (tb.seats || []).some((s) => s.you);
       const running = tb.status === "running";
+      const full = !running && taken >= seats;  // nothing to join: it waits for its host to start
       const opts = tb.options || {};
       const href = `/t/${encodeURIComponent(tb.id)}`;
       return h("li", { class: ["table-row", running ? "is-running" : "is-open"] },
         h("div", { class: "table-main" },
           h("a", { class: "table-name", href, on: { click: (ev) => { ev.preventDefault(); this.app.navigate(href); } } }, tb.name || tb.id),
           h("span", { class: "table-meta" },
-            t(running ? "lobby.running" : "lobby.open"), " · ",
+            t(running ? "lobby.running" : full ? "lobby.full" : "lobby.open"), " · ",
             t("lobby.taken", { taken, count: seats }), " · ",
             opts.set?.custom ? t("lobby.custom") : t("lobby.standard"), " · ",
-            t("lobby.timers", { day: opts.day_seconds ?? "?", night: opts.night_seconds ?? "?" }), " · ",
+            opts.slow ? paceText(opts) : t("lobby.timers", { day: opts.day_seconds ?? "?", night: opts.night_seconds ?? "?" }), " · ",
             t("lobby.host", { name: tb.host?.name || "?" }))),
-        h("a", { class: ["btn", running ? "" : "btn-primary"], href,
+        h("a", { class: ["btn", running || (full && !mine) ? "" : "btn-primary"], href,
           on: { click: (ev) => { ev.preventDefault(); this.app.navigate(href); } } },
-        mine ? t("lobby.back") : running ? t("lobby.watch") : t("lobby.join")));
+        mine ? t("lobby.back") : running || full ? t("lobby.watch") : t("lobby.join")));
     })));
   }
 }

@@ -2,7 +2,7 @@
 // changes included, so late votes are on record. Results of powers stay here for good.
 
 import { clockTime, fill, h } from "./dom.js";
-import { capital, hasMsg, lang, msg, t } from "./i18n.js";
+import { capital, hasMsg, lang, msg, sentence, t } from "./i18n.js";
 import { PRIVATE_CODES } from "./game.js";
 import { drawVoteGrid } from "./votegrid.js";
 
@@ -39,14 +39,14 @@ export function toldDeath(list, i) {
  */
 export function eventText(e, owner = null) {
   if (owner !== null && hasMsg(`event.${e.code}.of`)) {
-    return capital(msg(`event.${e.code}.of`, { ...e.params, seat: owner }));
+    return sentence(`event.${e.code}.of`, { ...e.params, seat: owner });
   }
   if (e.code === "phase_started") {
     return msg(e.params.kind === "night" ? "play.banner_night" : "play.banner_day", { number: e.params.number });
   }
-  if (e.code === "passed" && e.params.auto) return capital(t("log.auto_passed", { text: msg("event.passed", e.params) }));
+  if (e.code === "passed" && e.params.auto) return t("log.auto_passed", { text: sentence("event.passed", e.params) });
   if (e.code === "timed_out") return capital(msg("event.timed_out", {}));
-  return capital(msg(`event.${e.code}`, e.params));
+  return sentence(`event.${e.code}`, e.params);
 }
 
 export class GameLog {

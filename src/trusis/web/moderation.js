@@ -5,14 +5,16 @@
 // Also here: the staff check for the account menu, and a warning shown once (GET
 // /api/me/warnings).
 
-import { fill, h } from "./dom.js";
+import { clockTime, fill, h } from "./dom.js";
 import { del, get, post } from "./api.js";
-import { lang, msg, onLangChange, phaseName, t } from "./i18n.js";
+import { lang, msg, onLangChange, phaseName, t, untilText } from "./i18n.js";
 import { errorText } from "./errors.js";
-import { announce, showModal } from "./dialogs.js";
+import { hideControl } from "./hideline.js";
+import { announce, confirmDialog, showModal } from "./dialogs.js";
 
 const MUTES = [15, 60, 24 * 60, 7 * 24 * 60];
-const BANS = [24 * 60, 7 * 24 * 60, 30 * 24 * 60, null];
+const BANS = [60, 24 * 60, 7 * 24 * 60, 30 * 24 * 60, null];  // an hour's ban too (issue 38)
+const REFRESH_MS = 5000;  // the page follows reports and warnings read while it is open
 
 /** Load this page's own stylesheet once (the document links only the shared ones). */
 export function styles() {
@@ -28,9 +30,23 @@ export async function loadStaff(app) {
 }
 
 const warned = new Set();  // the warnings this page has shown or queued
+const open = new Map();  // warning id -> closes its dialog (read in another tab)
+const readElsewhere = new Set();  // read in another tab: a queued dialog of it never opens
 let warnings = Promise.resolve();  // one dialog at a time, in the order they came
+// Read once across tabs (issue 38): a warning read in one tab closes in the others, and none
+// shows it again. Each tab that is open when it comes shows it (the player may be at any).
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("trusis-warnings") : null;
+tabs?.addEventListener("message", (ev) => {
+  if (ev.data?.mute) { showMute(ev.data.mute, false); return; }  // a game tab heard it first
+  const id = ev.data?.seen;
+  if (typeof id !== "string") return;
+  warned.add(id);
+  readElsewhere.add(id);
+  open.get(id)?.();
+});
 
-/** A moderator's warnings not read yet (at a page load and a sign-in), each shown once. */
+/** A moderator's warnings not read yet (at a page load, a sign-in, and each refresh of the
+ * lobby: a warning reaches the lobby live, issue 38), each shown once. */
 export async function showWarnings(app) {
   if (!app.me) return;
   let unread = [];
@@ -41,12 +57,14 @@ export async function showWarnings(app) {
 
 /**
  * One warning ({id, reason, at}: from GET /api/me/warnings, or the `warning` frame that
- * brings it to an open game at once, D53), in its dialog: read and closed, it is marked seen.
+ * brings it to an open game at once, D53), in its dialog: read and closed, it is marked seen,
+ * here and in the player's other tabs.
  */
 export function showWarning(w) {
   if (!w?.id || warned.has(w.id)) return warnings;
   warned.add(w.id);
   warnings = warnings.then(() => new Promise((resolve) => {
+    if (readElsewhere.has(w.id)) { resolve(); return; }
     const ok = h("button", { class: "btn btn-primary", type: "button", text: t("warn.ok") });
     const dlg = h("dialog", { class: "dialog warning-dialog", attrs: { "aria-labelledby": "warn-title" } },
       h("h2", { id: "warn-title", class: "dialog-title" }, "⚠ ", t("warn.title")),
@@ -54,11 +72,84 @@ export function showWarning(w) {
       h("blockquote", { class: "report-reason" }, w.reason),
       h("p", { class: "hint" }, when(w.at)),
       h("div", { class: "dialog-buttons" }, ok));
-    const close = showModal(dlg, () => { post(`/api/me/warnings/${encodeURIComponent(w.id)}/seen`).catch(() => {}); resolve(); });
+    let elsewhere = false;
+    const close = showModal(dlg, () => {
+      open.delete(w.id);
+      if (!elsewhere) {
+        post(`/api/me/warnings/${encodeURIComponent(w.id)}/seen`).catch(() => {});
+        tabs?.postMessage({ seen: w.id });
+      }
+      resolve();
+    });
+    open.set(w.id, () => { elsewhere = true; close(); });
     ok.addEventListener("click", close);
     ok.focus();
   }));
   return warnings;
+}
+
+const MUTES_SEEN_KEY = "trusis.mutes-seen";  // the mutes this browser has shown and closed
+
+function mutesSeen() {
+  try { return JSON.parse(localStorage.getItem(MUTES_SEEN_KEY) || "[]"); } catch { return []; }
+}
+
+function muteSeen(id) {
+  try { localStorage.setItem(MUTES_SEEN_KEY, JSON.stringify([...mutesSeen().filter((x) => x !== id), id].slice(-20))); } catch { /* not kept: shown again at a load */ }
+}
+
+/**
+ * A mute ({id, reason, at, until}: the `muted` frame on a game page, GET /api/me/mute on
+ * every other page, issue 38), in a dialog as a warning is: until when, and the moderator's
+ * reason. Told at once on every open page: a tab that hears the frame passes it to the
+ * player's other tabs (`share`); closed in one tab, it closes in the others, and this
+ * browser does not show it again (D53).
+ */
+export function showMute(m, share = true) {
+  const key = `mute:${m?.id}`;
+  if (!m?.id || warned.has(key) || mutesSeen().includes(m.id)) return warnings;
+  warned.add(key);
+  if (share) tabs?.postMessage({ mute: { id: m.id, reason: m.reason, at: m.at, until: m.until ?? null } });
+  warnings = warnings.then(() => new Promise((resolve) => {
+    if (readElsewhere.has(key)) { resolve(); return; }
+    const ok = h("button", { class: "btn btn-primary", type: "button", text: t("warn.ok") });
+    const dlg = h("dialog", { class: "dialog warning-dialog mute-dialog", attrs: { "aria-labelledby": "mute-title", "aria-describedby": "mute-body" } },
+      h("h2", { id: "mute-title", class: "dialog-title" }, "🔇 ", t("mute.title")),
+      h("p", { class: "dialog-body", id: "mute-body" }, t("mute.body", { until: untilText(m.until ?? null) })),
+      h("blockquote", { class: "report-reason" }, m.reason),
+      h("div", { class: "dialog-buttons" }, ok));
+    let elsewhere = false;
+    const close = showModal(dlg, () => {
+      open.delete(key);
+      if (!elsewhere) { muteSeen(m.id); tabs?.postMessage({ seen: key }); }
+      resolve();
+    });
+    open.set(key, () => { elsewhere = true; close(); });
+    ok.addEventListener("click", close);
+    ok.focus();
+  }));
+  return warnings;
+}
+
+const MUTE_CHECK_MS = 5000;
+let muteTimer = null;
+
+/** Every page asks for the player's mute while it is shown (and when it is shown again):
+ * the lobby, a profile, "Your games" and the waiting room have no `muted` frame to hear
+ * (issue 38). A hidden tab is told by the tab that shows it, or when it is shown. */
+export function watchMutes(app) {
+  const check = async () => {
+    clearTimeout(muteTimer);
+    if (app.me && !document.hidden) {
+      try { const { mute } = await get("/api/me/mute"); if (mute) showMute(mute, false); } catch { /* asked again */ }
+    }
+    muteTimer = setTimeout(check, MUTE_CHECK_MS);
+  };
+  if (!watchMutes.started) {
+    watchMutes.started = true;
+    document.addEventListener("visibilitychange", () => { if (!document.hidden) check(); });
+  }
+  check();
 }
 
 function when(epoch) {
@@ -95,10 +186,30 @@ function auditRow(x) {
   const whom = name
     ? (x.report_id && ["warning", "mute", "ban"].includes(action) ? `${name} · ${t("mod.from_report")}` : name)
     : (x.report_id ? t("mod.a_report") : "—");
+  // A hidden line's (D71): the replay at that line, once the game is over.
+  const [lineTable, place, step] = typeof x.line === "string" ? x.line.split("/") : [];
+  const at = place === "game" ? h("a", { class: "chat-replay", href: `/t/${encodeURIComponent(lineTable)}/replay?step=${step}` }, " ", t("mod.replay_at")) : null;
   return h("tr", {},
     h("td", {}, when(x.at)), h("td", {}, who), h("td", {}, t(`mod.action_${action}`)),
-    h("td", {}, whom), h("td", {}, (!legacyLift && x.reason) || "—"),
+    h("td", {}, whom, at), h("td", {}, (!legacyLift && x.reason) || "—"),
     h("td", {}, ["mute", "ban"].includes(action) ? (x.until ? when(x.until) : t("mod.forever")) : "—"));
+}
+
+/** The log without the `draw` lines a `draw_refused` line answered (newest first: the
+ * refusal comes before its draw, same actor, same table): the log is never rewritten
+ * (D37), and a draw that did not take effect must not read as a game ended (issue 38).
+ * The refusal's own line says it, with its sentence as the reason. */
+function withoutRefusedDraws(log) {
+  const tableOf = (x) => /^table (\S+?)(?::|$)/.exec(x.reason || "")?.[1];
+  const pending = [];
+  return log.filter((x) => {
+    if (x.action === "draw_refused") { pending.push(`${x.actor_id} ${tableOf(x)}`); return true; }
+    if (x.action !== "draw") return true;
+    const at = pending.indexOf(`${x.actor_id} ${tableOf(x)}`);
+    if (at < 0) return true;
+    pending.splice(at, 1);
+    return false;
+  });
 }
 
 function phaseOf(key) {
@@ -126,9 +237,40 @@ export class ModerationScreen {
     this.offLang = onLangChange(() => this.render());
     fill(this.el, h("p", { class: "hint" }, t("page.loading")));
     this.load();
+    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
   }
 
-  unmount() { this.offLang?.(); this.stopped = true; }
+  unmount() { this.offLang?.(); this.stopped = true; clearInterval(this.timer); }
+
+  /** Every few seconds, what changed since: new reports, decisions, and a warning its
+   * player has read ("not read yet" no longer) — drawn again only when something changed
+   * and nobody is typing in a field of the page or has a dialog open (issue 38). */
+  async refresh() {
+    if (this.stopped || document.hidden || document.querySelector("dialog[open]")) return;
+    const busy = () => {  // a field in use, or a form begun, is never drawn away
+      const el = document.activeElement;
+      if (el && this.el.contains(el) && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) return true;
+      return [...this.el.querySelectorAll("textarea, input")].some((f) => f.value) ||
+        (this.el.querySelector("#mod-kind")?.value ?? "warning") !== "warning";
+    };
+    if (busy()) return;
+    try {
+      const [reports, audit, player] = await Promise.all([
+        get(`/api/moderation/reports?state=${this.filter === "all" ? "all" : this.filter}`),
+        get("/api/moderation/audit?limit=50"),
+        this.player ? get(`/api/moderation/players/${encodeURIComponent(this.player.player.id)}`) : null,
+      ]);
+      const same = JSON.stringify([reports.reports, audit.log, player]) ===
+        JSON.stringify([this.reports, this.audit, this.player]);
+      if (same || this.stopped || busy() || document.querySelector("dialog[open]")) return;
+      const focused = document.activeElement?.id;
+      this.reports = reports.reports;
+      this.audit = audit.log;
+      if (player) this.player = player;
+      this.render();
+      if (focused) document.getElementById(focused)?.focus();
+    } catch { /* the next round tries again */ }
+  }
 
   isAdmin() { return (this.app.staff || []).includes("admin"); }
 
@@ -208,24 +350,55 @@ export class ModerationScreen {
         : h("p", { class: "hint" }, t("mod.no_reports")));
   }
 
+  /** Who decides report `r` (D36), as a sentence, and whether it is this reader: nobody
+   * decides a report about themself or one they filed, and only an admin one about a
+   * moderator or an admin (`about_staff`). {say: null} is an ordinary report. */
+  whoDecides(r) {
+    const me = this.app.me?.id;
+    if (me && r.about.id === me) return { say: t("mod.decide_about_you"), mine: false };
+    if (me && r.reporter.id === me) return { say: t("mod.decide_filed_by_you"), mine: false };
+    if (!r.about_staff) return { say: null, mine: true };
+    return this.isAdmin() ? { say: t("mod.decide_admin_you"), mine: true }
+      : { say: t("mod.decide_admin_only"), mine: false };
+  }
+
   report(r) {
     const name = (seat) => r.seats?.[seat] || msg("seat.label", { number: seat });
     const decide = (state) => this.act(() => post(`/api/moderation/reports/${encodeURIComponent(r.id)}`, { state }), "mod-report-error");
-    return h("li", { class: ["report", "mod-report", `is-${r.state}`] },
+    const who = this.whoDecides(r);
+    const sayId = `mod-who-${r.id}`;
+    const button = (text, state, ghost) => h("button", {
+      class: ["btn", "btn-small", ghost ? "btn-ghost" : ""], type: "button", text: t(text), disabled: !who.mine,
+      attrs: { "aria-describedby": who.say ? sayId : null }, on: { click: () => decide(state) },
+    });
+    return h("li", { class: ["report", "mod-report", `is-${r.state}`, r.about_staff ? "is-about-staff" : ""] },
       h("p", { class: "report-head" },
         h("span", { class: ["badge", `state-${r.state}`] }, t(`mod.state_${r.state}`)), " ",
+        r.about_staff ? [h("span", { class: "badge about-staff" }, t("mod.about_staff")), " "] : null,
         h("strong", {}, t("mod.about", { name: r.about.name || name(r.seat) })), " · ",
         t("mod.by", { name: r.reporter.name }), " · ", r.table.name, " · ", phaseOf(r.phase), " · ", when(r.at)),
       h("blockquote", { class: "report-reason" }, r.reason),
       (r.chat || []).length ? h("details", { class: "report-chat" },
         h("summary", {}, t("report.chat", { count: r.chat.length })),
-        h("ol", { class: "report-chat-lines" }, r.chat.map((line) => h("li", { class: line.to ? "is-private" : "" },
-          h("span", { class: "chat-who" }, name(line.from), line.to ? ` → ${name(line.to)} ${t("chat.private_mark")}` : "", ": "),
-          h("span", { class: "chat-text" }, line.text))))) : null,
+        h("ol", { class: "report-chat-lines" }, r.chat.map((line) => h("li", { class: [line.to ? "is-private" : "", line.hidden ? "is-hidden-line" : ""] },
+          // Its writer as they were then (a seat's holder now may be someone else, issue 38),
+          // when, and the replay from that moment (everything revealed; once the game is over).
+          line.t ? h("time", { class: "chat-time" }, clockTime(line.t, lang()), " ") : null,
+          h("span", { class: "chat-who" }, line.name || name(line.from),
+            line.to ? ` → ${line.to_name || name(line.to)} ${t("chat.private_mark")}` : "", ": "),
+          h("span", { class: "chat-text" }, line.text),
+          line.hidden ? h("span", { class: "chat-hidden-mark" }, " ", t("chat.hidden_mark", { reason: line.hidden_reason || "" })) : null,
+          // D71: hidden from everyone but staff and its writer, or shown again
+          line.step ? [" ", hideControl(r.table.id, "game", line.step, !!line.hidden, () => this.load())] : null,
+          line.step ? h("a", {
+            class: "chat-replay", href: `/t/${encodeURIComponent(r.table.id)}/replay?step=${line.step}`,
+            attrs: { title: t("mod.replay_title") },
+          }, " ", t("mod.replay_at")) : null)))) : null,
       h("div", { class: "mod-actions" },
         r.about.id ? h("button", { class: "btn btn-small", type: "button", text: t("mod.record"), on: { click: () => this.openPlayer(r.about.id, r) } }) : null,
-        r.state !== "acted" ? h("button", { class: "btn btn-small", type: "button", text: t("mod.mark_acted"), on: { click: () => decide("acted") } }) : null,
-        r.state !== "dismissed" ? h("button", { class: "btn btn-small btn-ghost", type: "button", text: t("mod.dismiss"), on: { click: () => decide("dismissed") } }) : null));
+        r.state !== "acted" ? button("mod.mark_acted", "acted", false) : null,
+        r.state !== "dismissed" ? button("mod.dismiss", "dismissed", true) : null),
+      who.say ? h("p", { class: "hint mod-who-decides", id: sayId }, who.say) : null);
   }
 
   /** The search by name. What was asked and found is kept on the screen (`this.search`):
@@ -333,14 +506,27 @@ export class ModerationScreen {
       lengthField.hidden = !options.length;  // a warning has no length
     };
     const lengthField = h("div", { class: "field" }, h("label", { attrs: { for: "mod-length" } }, t("mod.length")), length);
-    kind.addEventListener("change", drawLengths);
+    // The reason's label says what it is for: a warning's words, a mute's or a ban's reason.
+    const reasonLabel = h("label", { attrs: { for: "mod-reason" } });
+    const drawLabel = () => { reasonLabel.textContent = t(`mod.reason_${kind.value}`); };
+    kind.addEventListener("change", () => { drawLengths(); drawLabel(); });
     drawLengths();
+    drawLabel();
     const reason = h("textarea", { id: "mod-reason", maxLength: 1000, rows: 2, required: true });
     const submit = async (ev) => {
       ev.preventDefault();
       if (!reason.value.trim()) { this.el.querySelector("#mod-sanction-error").textContent = t("mod.need_reason"); return; }
       const body = { kind: kind.value, reason: reason.value.trim() };
       if (length.value) body.minutes = Number(length.value);
+      if (body.kind === "ban") {  // it ends every session of theirs at once: asked first
+        const sure = await confirmDialog({
+          title: t("mod.ban_confirm_title", { name: d.player.name }),
+          body: t("mod.ban_confirm_body", { name: d.player.name, length: duration(length.value ? Number(length.value) : null) }),
+          confirm: t("mod.ban_confirm"), danger: true,
+          extra: h("blockquote", { class: "report-reason" }, body.reason),
+        });
+        if (!sure) return;
+      }
       if (linked) body.report = linked.id;
       await this.act(async () => {
         await post(`/api/moderation/players/${encodeURIComponent(d.player.id)}/sanctions`, body);
@@ -355,7 +541,7 @@ export class ModerationScreen {
       h("div", { class: "mod-row" },
         h("div", { class: "field" }, h("label", { attrs: { for: "mod-kind" } }, t("mod.kind")), kind),
         lengthField),
-      h("div", { class: "field" }, h("label", { attrs: { for: "mod-reason" } }, t("mod.reason")), reason),
+      h("div", { class: "field" }, reasonLabel, reason),
       h("p", { class: "form-error", id: "mod-sanction-error", attrs: { role: "alert" } }),
       h("button", { class: "btn btn-danger", type: "submit", text: t("mod.apply") }));
   }
@@ -367,7 +553,7 @@ export class ModerationScreen {
       log.length ? h("div", { class: "scroll-x", attrs: { tabindex: "0", role: "region", "aria-label": t("mod.audit") } },
         h("table", { class: "board-table mod-audit" },
           h("thead", {}, h("tr", {}, ["mod.when", "mod.who", "mod.what", "mod.whom", "mod.why", "mod.until"].map((k) => h("th", { attrs: { scope: "col" } }, t(k))))),
-          h("tbody", {}, log.map((x) => auditRow(x)))))
+          h("tbody", {}, withoutRefusedDraws(log).map((x) => auditRow(x)))))
         : h("p", { class: "hint" }, t("mod.audit_empty")));
   }
 

@@ -10,6 +10,9 @@
 
 import { safeKey } from "./dom.js";
 
+// Every other close — 1012 (the process lost its database or Redis: another one serves the
+// table, issue 41), 1013 (too far behind), or none at all (a network that dropped, an upgrade
+// refused with 503) — is connected again with the backoff, and unanswered commands sent again.
 const FATAL = new Map([
   [4400, "bad_hello"], [4401, "not_signed_in"], [4403, "forbidden"], [4404, "no_such_table"],
   [4410, "table_closed"],

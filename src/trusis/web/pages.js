@@ -4,6 +4,8 @@
 import { LeaderboardScreen, ProfileScreen } from "./profile.js";
 import { ReplayScreen } from "./replay.js";
 import { ModerationScreen } from "./moderation.js";
+import { NotifySettingsScreen } from "./notifysettings.js";
+import { YourGamesScreen } from "./yourgames.js";
 
 /** The screen for the current address, or null when it is not one of these pages. */
 export function pageFor(app, where = location) {
@@ -14,5 +16,7 @@ export function pageFor(app, where = location) {
   if (m) return new ProfileScreen(app, decodeURIComponent(m[1]));
   if (/^\/leaderboard\/?$/.test(path)) return new LeaderboardScreen(app);
   if (/^\/moderation\/?$/.test(path)) return new ModerationScreen(app);
+  if (/^\/settings\/notifications\/?$/.test(path)) return new NotifySettingsScreen(app);
+  if (/^\/games\/?$/.test(path)) return new YourGamesScreen(app);
   return null;
 }

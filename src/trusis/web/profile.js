@@ -98,7 +98,7 @@ export class ProfileScreen extends Page {
       h("div", { class: "profile-grid" },
         this.winsTable("profile.by_team", t("rules.team"), wins.by_team || [], "team"),
         this.winsTable("profile.by_role", t("rules.role"), wins.by_role || [], "role")),
-      this.games(d.games || []),
+      this.games(d.games || [], d.private_games_hidden || 0),
       this.averages(d.averages || []));
   }
 
@@ -127,9 +127,11 @@ export class ProfileScreen extends Page {
           h("td", { class: "num" }, h("span", { class: "rate" }, percent(r.win_rate)))))))) : h("p", { class: "hint" }, t("profile.no_games")));
   }
 
-  games(games) {
+  /** `hidden`: private tables' games you did not sit at, counted but not listed (D68). */
+  games(games, hidden) {
     return h("section", { class: "card", attrs: { "aria-labelledby": "profile-games-h" } },
       h("h2", { id: "profile-games-h" }, t("profile.finished", { count: games.length })),
+      hidden ? h("p", { class: "hint" }, t("profile.private_hidden", { count: hidden })) : null,
       games.length ? h("ul", { class: "game-list" }, games.map((g) => {
         const team = g.team || roleTeam(g.role);
         const end = `/t/${encodeURIComponent(g.table_id)}`;

@@ -3,8 +3,9 @@
 // you; on both, the series (who won which game). The server decides everything: these
 // boxes only ask (POST …/rematch, …/rematch/accept, …/rematch/decline, GET …/series).
 
-import { fill, h } from "./dom.js";
+import { fill, focusKey, focusLost, h, refocus } from "./dom.js";
 import { get, post } from "./api.js";
+import { announce } from "./dialogs.js";
 import { capital, lang, msg, t } from "./i18n.js";
 import { errorText } from "./errors.js";
 
@@ -72,8 +73,9 @@ export class RematchBox {
     this.series = new SeriesBox(store.tableId, invite);
     this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
     this.offer = h("div", { class: "rematch-offer" });
+    // Not a live region: a proposal is announced once (told), not at every redraw.
     this.el = h("div", { class: "rematch-area" },
-      h("section", { class: "card rematch", attrs: { "aria-live": "polite" } }, this.offer, this.error), this.series.el);
+      h("section", { class: "card rematch" }, this.offer, this.error), this.series.el);
     this.next = null;
     this.newTable = null;
     this.declined = false;
@@ -127,35 +129,54 @@ export class RematchBox {
     if (next && next !== this.next) {
       this.next = next;
       this.series.refresh(true);
-      get(path(next, "", this.inviteCode)).then((d) => { this.newTable = d; this.draw(); }).catch(() => {});
+      get(path(next, "", this.inviteCode)).then((d) => { this.newTable = d; this.told(); this.draw(); }).catch(() => {});
     } else this.series.refresh();
     this.series.render();
     this.draw();
   }
 
+  /** A proposal is said once, as it arrives (D19): with the seat kept for this player. */
+  told() {
+    if (!this.next || this.toldFor === this.next) return;
+    this.toldFor = this.next;
+    const kept = (this.newTable?.seats || []).find((s) => s.kind === "reserved" && s.for_you);
+    announce(kept ? t("rematch.kept", { seat: kept.seat, time: clock(kept.until) }) : t("rematch.proposed"));
+  }
+
+  /** Drawn again only when what it offers changes: a redraw under a focused "Join the
+   * rematch" replaced the button, and the Enter pressed on it went to <body>. */
   draw() {
     const table = this.store.table || {};
     const seats = this.newTable?.seats || [];
     const kept = seats.find((s) => s.kind === "reserved" && s.for_you);
     const seated = seats.find((s) => s.you);
-    const goButton = (text) => h("button", { class: "btn", type: "button", text, on: { click: () => this.go(this.next) } });
+    const may = !!(table.you_host || (this.app.me && this.store.seat));
+    const key = JSON.stringify([lang(), this.next, this.declined, kept?.seat, kept?.until, !!seated, may, this.busy]);
+    if (key === this.drawn) return;
+    this.drawn = key;
+    const goButton = (text) => h("button", { class: "btn", type: "button", text, dataset: { focus: "rematch-go" }, on: { click: () => this.go(this.next) } });
     let body;
     if (!this.next) {
-      const may = table.you_host || (this.app.me && this.store.seat);
       body = may ? [h("p", {}, t("rematch.ask")),
-        h("button", { class: "btn btn-primary btn-rematch", type: "button", text: `↻ ${t("rematch.propose")}`, disabled: this.busy, on: { click: () => this.propose() } })]
+        h("button", { class: "btn btn-primary btn-rematch", type: "button", text: `↻ ${t("rematch.propose")}`, disabled: this.busy, dataset: { focus: "rematch-propose" }, on: { click: () => this.propose() } })]
         : [h("p", { class: "hint" }, t("rematch.host_may"))];
     } else if (this.declined) {
       body = [h("p", {}, t("rematch.declined")), goButton(t("rematch.watch"))];
     } else if (kept) {
       body = [h("p", { class: "rematch-kept" }, t("rematch.kept", { seat: kept.seat, time: clock(kept.until) })),
         h("div", { class: "row wrap" },
-          h("button", { class: "btn btn-primary btn-join", type: "button", text: t("rematch.join"), disabled: this.busy, on: { click: () => this.accept() } }),
-          h("button", { class: "btn btn-ghost btn-decline", type: "button", text: t("rematch.decline"), disabled: this.busy, on: { click: () => this.decline() } }))];
+          h("button", { class: "btn btn-primary btn-join", type: "button", text: t("rematch.join"), disabled: this.busy, dataset: { focus: "rematch-join" }, on: { click: () => this.accept() } }),
+          h("button", { class: "btn btn-ghost btn-decline", type: "button", text: t("rematch.decline"), disabled: this.busy, dataset: { focus: "rematch-decline" }, on: { click: () => this.decline() } }))];
     } else {
       body = [h("p", {}, t("rematch.proposed")), goButton(seated ? t("rematch.back") : t("rematch.open"))];
     }
+    const had = focusKey(this.offer);
     fill(this.offer, h("h2", {}, t("rematch.title")), body);
+    // The same control after the redraw, else the first one awake (WCAG 2.4.3).
+    if (had && focusLost()) {
+      const first = [...this.offer.querySelectorAll("button")].find((b) => !b.disabled);
+      refocus(this.offer, [had, first?.dataset.focus], this.offer.closest(".endscreen")?.querySelector("#end-title"));
+    }
   }
 }
 
@@ -179,8 +200,8 @@ export class WaitingRematch {
       kept ? h("div", { class: "card rematch rematch-kept-here", attrs: { role: "status" } },
         h("p", {}, t("rematch.kept", { seat: kept.seat, time: clock(kept.until) })),
         h("div", { class: "row wrap" },
-          h("button", { class: "btn btn-primary btn-join", type: "button", text: t("rematch.join"), on: { click: () => room.call(() => post(path(room.store.tableId, "/rematch/accept", room.invite)), true) } }),
-          h("button", { class: "btn btn-ghost btn-decline", type: "button", text: t("rematch.decline"), on: { click: () => room.call(() => post(path(room.store.tableId, "/rematch/decline", room.invite)), true) } }))) : null);
+          h("button", { class: "btn btn-primary btn-join", type: "button", text: t("rematch.join"), on: { click: () => room.call(() => post(path(room.store.tableId, "/rematch/accept", room.invite))) } }),
+          h("button", { class: "btn btn-ghost btn-decline", type: "button", text: t("rematch.decline"), on: { click: () => room.call(() => post(path(room.store.tableId, "/rematch/decline", room.invite))) } }))) : null);
     return this.el;
   }
 }

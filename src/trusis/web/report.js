@@ -125,7 +125,8 @@ function drawReports(tableId, entry) {
       (r.chat || []).length ? h("details", { class: "report-chat" },
         h("summary", {}, t("report.chat", { count: r.chat.length })),
         h("ol", { class: "report-chat-lines" }, r.chat.map((line) => h("li", {},
-          h("span", { class: "chat-who" }, seatName(line.from), line.to ? ` → ${seatName(line.to)}` : "", ": "),
+          h("span", { class: "chat-who" }, line.name || seatName(line.from),
+            line.to ? ` → ${line.to_name || seatName(line.to)}` : "", ": "),
           h("span", { class: "chat-text" }, line.text))))) : null)))
       : h("p", { class: "hint" }, t("report.none")));
 }

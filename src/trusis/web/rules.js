@@ -2,6 +2,8 @@
 // table first; and the card of your own role (name, team, goal, power, what you know).
 
 import { fill, h } from "./dom.js";
+import { openModal } from "./dialogs.js";
+import { shortcutHelp } from "./keys.js";
 import { allRoles, capital, msg, roleName, roleTeam, seatName, t } from "./i18n.js";
 
 export function powerText(role) {
@@ -22,7 +24,7 @@ export function roleCard(view, mySeat, open = true) {
   const team = view.team || roleTeam(role);
   const fellows = Object.entries(view.known || {})
     .filter(([s]) => Number(s) !== mySeat)
-    .map(([s, fact]) => `${seatName(Number(s))}: ${roleName(fact)}`);
+    .map(([s, fact]) => t("role.known_fact", { seat: seatName(Number(s)), fact: roleName(fact) }));
   const details = h("details", { open: open },
     h("summary", { class: "role-summary" },
       h("span", { class: "role-kicker" }, t("role.your_role")),
@@ -64,8 +66,9 @@ export class RulesDialog {
         h("ul", { class: "rules-goals" }, ["HUMAN", "TRUSIS", "CASTAWAY"].map((team) =>
           h("li", {}, teamMark(team), " ", h("strong", {}, msg(`play.team_short.${team}`)), ": ", capital(msg(`play.goal.${team}`))))),
         here.length ? [h("h3", {}, t("rules.here")), table(here, composition)] : null,
-        others.length ? [h("h3", {}, here.length ? t("rules.others") : t("rules.all")), table(others, null)] : null));
-    this.dlg.showModal();
+        others.length ? [h("h3", {}, here.length ? t("rules.others") : t("rules.all")), table(others, null)] : null,
+        shortcutHelp()));
+    openModal(this.dlg);
     close.focus();
     if (focusRole) this.dlg.querySelector(`#rule-${focusRole}`)?.scrollIntoView({ block: "center" });
   }

@@ -6,11 +6,13 @@ import { fill, h } from "./dom.js";
 import { roleName, seatName, t } from "./i18n.js";
 
 export class SeatRing {
-  constructor(store, notebook, { onSelect }) {
+  constructor(store, notebook, { onSelect, onTab = () => null }) {
     this.store = store;
     this.notebook = notebook;
     this.onSelect = onSelect;
+    this.onTab = onTab;
     this.selected = null;
+    this.fresh = false;  // a seat chosen since the last Tab from the seats
     this.buttons = new Map();
     this.centre = h("div", { class: "ring-centre" });
     this.el = h("div", {
@@ -24,6 +26,7 @@ export class SeatRing {
 
   select(seat, { focus = false } = {}) {
     this.selected = seat;
+    this.fresh = true;
     this.render();
     if (focus) this.buttons.get(seat)?.focus();
     this.onSelect(seat);
@@ -32,6 +35,15 @@ export class SeatRing {
   key(ev) {
     const seats = this.seats();
     if (!seats.length) return;
+    if (ev.key === "Tab") {
+      // The seat just chosen: Tab goes on to its action ("Vote for Wim (seat 4)"), which
+      // came 21 Tabs later in the page's order. Once: the next Tab from here goes on as
+      // usual (to the chat and the panels), so the seats and the bar are no loop.
+      const to = !ev.shiftKey && this.fresh && this.selected !== null ? this.onTab() : null;
+      this.fresh = false;
+      if (to) { ev.preventDefault(); to.focus(); }
+      return;
+    }
     const current = Number(ev.target?.dataset?.seat) || this.selected || seats[0];
     let i = seats.indexOf(current);
     if (["ArrowRight", "ArrowDown"].includes(ev.key)) i = (i + 1) % seats.length;

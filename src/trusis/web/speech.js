@@ -13,10 +13,15 @@ const ELSEWHERE = new Set([
   "phase_started", "died", "revived", "nobody_killed", "quiet_night", "stalemate", "phase_limit", "operator_draw",
   "vote_killed", "game_over", "sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result",
 ]);
+/** Who plays a seat changed (R52, R53, D29): a player left, a bot took the seat, the player
+ * came back. Rare, and it changes who is at the table: said from the normal verbosity on. */
+const PRESENCE = new Set(["left", "replaced", "returned"]);
 const MOST = 12; // a resumed connection's backlog is not read out in full (/last reads it)
 
 /** The vote counts that changed within one phase, as one sentence (or none). */
 function tally(before, after) {
+  // A game over has no tally: its counts are emptied, not 0 votes each.
+  if (after?.status !== "running") return [];
   if (!before || !after || before.phase?.kind !== after.phase?.kind || before.phase?.number !== after.phase?.number) return [];
   const was = before.vote_counts || {};
   const now = after.vote_counts || {};
@@ -46,7 +51,7 @@ export function spoken(store, change, { showing }) {
       lines.push(t(whisper ? "sr.whispered" : "sr.said", { seat: seatName(p.seat), text: p.text }));
     } else if (ELSEWHERE.has(e.code) || level === "brief") {
       continue;
-    } else if (VOTES.has(e.code) || (e.code === "passed" && !p.auto)) {
+    } else if (VOTES.has(e.code) || PRESENCE.has(e.code) || (e.code === "passed" && !p.auto)) {
       lines.push(eventText(e));
     } else if (level === "full") {
       lines.push(eventText(e));

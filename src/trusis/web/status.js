@@ -3,7 +3,7 @@
 // every second), the living and passed counts, the prompt, and the "You are …" chip.
 
 import { fill, h, mmss } from "./dom.js";
-import { msg, phaseName, t } from "./i18n.js";
+import { leftText, msg, phaseName, t, untilText } from "./i18n.js";
 import { announce } from "./dialogs.js";
 import { youAre } from "./rules.js";
 
@@ -69,8 +69,13 @@ export class StatusBar {
       return;
     }
     this.countdown.hidden = false;
-    const text = mmss(left);
+    // A slow game's phase lasts hours (D62): "19 h 59 min", with its end as the title —
+    // "19:59:58" read as a time of day.
+    const slow = left >= 3600;
+    const text = slow ? leftText(left) : mmss(left);
     if (this.countdown.textContent !== text) this.countdown.textContent = text;
+    const until = slow ? untilText(Math.round(Date.now() / 1000 + left)) : "";
+    if (this.countdown.title !== until) this.countdown.title = until;
     this.countdown.classList.toggle("is-urgent", left <= this.urgentFrom(view));
     this.countdown.setAttribute("aria-label", t("status.time_left_is", { time: text }));
     // A threshold is spoken only when the phase began well before it ("30 seconds left"

@@ -4,7 +4,8 @@
 
 import { fill, focusLost, h } from "./dom.js";
 import { get, post } from "./api.js";
-import { capital, hasMsg, lang, msg, onLangChange, seatName, setNames, t } from "./i18n.js";
+import { DepartedSeats } from "./departed.js";
+import { hasMsg, lang, onLangChange, seatName, sentence, setNames, t } from "./i18n.js";
 import { GameStore } from "./game.js";
 import { TableConnection } from "./net.js";
 import { StatusBar } from "./status.js";
@@ -24,14 +25,18 @@ import { nameForm } from "./lobby.js";
 import { errorText } from "./errors.js";
 import { reportButton } from "./report.js";
 import { blockButton, loadBlocked } from "./blocks.js";
-import { showWarning } from "./moderation.js";
+import { showMute, showWarning } from "./moderation.js";
+import { listenForShortcuts } from "./keys.js";
 
 const PHONE = "(max-width: 700px)"; // style.css: phones, and 200% zoom of a 1280 px screen
+const SHORT_HEIGHT = 500; // style.css: a short window, where only the action bar is pinned
 // The table is gone for this player before its start, and the card's title says why: closed
 // (D51), or its host removed them from the waiting room (D34, D55).
 const GONE = new Map([["table_closed", "wait.closed_title"], ["table_closed_you", "wait.closed_title"],
   ["table_expired", "wait.closed_title"], ["removed", "wait.removed_title"]]);
 const RESULTS = new Set(["sweep_result", "foresee_result", "gravekeeper_result", "gravedigger_result"]);
+
+const WAIT_CHANGES = new Set(["passed", "phase_started", "game_over"]);
 
 export class TableScreen {
   constructor(app, tableId, invite) {
@@ -40,13 +45,10 @@ export class TableScreen {
     // The host's link to a departed seat (R53, D29, D31): /t/{id}#claim=CODE. The fragment
     // never reaches a server log; it is read once, then taken out of the address bar.
     this.claimCode = new URLSearchParams(location.hash.slice(1)).get("claim");
-    this.links = new Map(); // seat -> the claim link the host made for it
-    this.waits = new Map(); // seat -> the refusal saying from when a person may take it (D52)
-    this.waitTimers = new Map(); // seat -> the timer that forgets it then
     const store = this.store = new GameStore(tableId);
     store.invite = invite; // a private table's link: every request about the table carries it
     this.notebook = new Notebook(store);
-    this.ring = new SeatRing(store, this.notebook, { onSelect: () => this.actions.render() });
+    this.ring = new SeatRing(store, this.notebook, { onSelect: () => this.actions.render(), onTab: () => this.actions.readyButton() });
     this.actions = new ActionPanel(store, { act: (a) => this.act(a), selected: () => this.ring.selected });
     this.chat = new Chat(store, {
       send: (a) => this.act(a), onUnread: (n) => this.unread(n),
@@ -54,11 +56,11 @@ export class TableScreen {
     });
     this.log = new GameLog(store);
     this.status = new StatusBar(store, { onRole: () => this.app.rules.open(store.view?.composition, store.view?.role), prompt: () => this.actions.prompt(), retry: () => this.conn.wake() });
-    this.waiting = new WaitingRoom(app, store, { invite, onSeatChange: () => this.conn.reconnectNow(), onClosed: (name) => this.closedByMe(name), onRemoved: () => this.fatal("removed") });
+    this.waiting = new WaitingRoom(app, store, { invite, onClosed: (name) => this.closedByMe(name), onRemoved: () => this.fatal("removed") });
     this.end = new EndScreen(store, { invite, app, onLeave: () => this.app.navigate("/") });
     this.notebook.onChange = () => this.ring.render();
     this.side = new Tabs(["chat", "log", "notebook"], { label: t("tab.side"), cls: "tabs-side", idPrefix: "tab-d", onChange: () => this.showPanels() });
-    this.phone = new Tabs(["table", "chat", "notebook", "log"], { label: t("tab.phone"), cls: "tabs-phone", idPrefix: "tab-p", onChange: (id) => { if (id !== "table") this.side.choose(id); this.showPanels(); } });
+    this.phone = new Tabs(["table", "chat", "notebook", "log"], { label: t("tab.phone"), cls: "tabs-phone", idPrefix: "tab-p", onChange: (id, byUser) => { if (id !== "table") this.side.choose(id); this.showPanels(); if (byUser) this.toPanel(); } });
     this.centre = h("section", { class: "panel panel-table", id: "panel-table", attrs: { role: "tabpanel", "aria-labelledby": "tab-p-table" } });
     this.verbosity = verbosityControl();
     this.panels = {
@@ -73,7 +75,9 @@ export class TableScreen {
     // card floating over the table covered its controls ("Block a player") and seats.
     this.cards = h("div", { class: "table-cards" });
     this.notice = h("div", { class: "table-notice" }, this.away, this.cards);
-    this.foot = h("div", { class: "table-foot" });
+    this.departed = new DepartedSeats(store, { invite, onRefused: (err) => this.actions.showRefusal(err) });
+    this.footButtons = h("div", { class: "foot-buttons" });
+    this.foot = h("div", { class: "table-foot" }, this.departed.el, this.footButtons);
     // The action bar is shown above the seats, so it comes before them in the tab order too.
     this.el = h("div", { class: "table-screen" }, this.status.el, this.notice, this.actions.el, this.phone.el, this.layout);
     this.conn = new TableConnection(tableId, {
@@ -92,6 +96,7 @@ export class TableScreen {
     fill(main, this.el);
     this.media.addEventListener("change", this.onMedia);
     this.offLang = onLangChange(() => this.relang());
+    this.offKeys = listenForShortcuts({ go: (target) => this.reach(target), playing: () => this.store.view?.status === "running" });
     this.showPanels();
     this.render();
     this.loadTable();
@@ -121,6 +126,8 @@ export class TableScreen {
 
   unmount() {
     this.offLang?.();
+    this.offKeys?.();
+    this.departed.stop();
     this.conn.stop();
     this.store.stop();
     this.status.stop();
@@ -144,7 +151,15 @@ export class TableScreen {
   }
 
   onMe() {
+    // The name form goes away under the focus: the player goes on in the waiting room
+    // ("Take a seat" once it is drawn), or in the game they came to watch (WCAG 2.4.3).
+    const lost = this.notice.contains(document.activeElement) || focusLost();
     fill(this.notice, this.away, this.cards);
+    if (lost) {
+      const waiting = !this.store.table || this.store.table.status === "open";
+      if (waiting) this.waiting.pending = "sit";
+      (waiting ? this.waiting.el : this.app.main()).focus({ preventScroll: true });
+    }
     this.render();
     this.conn.stop();
     this.loadTable();
@@ -212,17 +227,24 @@ export class TableScreen {
         break;
       case "table": {
         if (m.table?.status === "closed") { this.tableClosed(m.table); break; }  // D51
-        const was = store.table?.status;
+        // A seat taken or left before the start, and the start itself, come on this open
+        // socket: the server plays this page's new seat, and sends its first view as a
+        // `snapshot` (docs/protocol.md). Nothing here reconnects.
         store.setTable(m.table, true);
-        // At the start (and for a seat handed over) ask for a fresh snapshot of the game.
-        if (was === "open" && m.table.status !== "open") this.conn.reconnectNow();
         break;
       }
       case "waiting_chat": store.waitingLines(m); break;
+      // A moderator hid a line or showed it again (D71): the chat follows whole, as this
+      // page may read it (a snapshot, or the waiting room's lines).
+      case "line_hidden":
+        if (m.place === "waiting") store.replaceWaiting = true;
+        else store.chatStale = true;
+        break;
       case "snapshot": store.snapshot(m); break;
       case "events": store.events(m); break;
       case "error": this.actions.showRefusal({ code: m.code, params: {} }); break;
       case "warning": showWarning(m); break;  // a moderator's, given mid-game (D53)
+      case "muted": showMute(m); break;  // a mute, told at once with its end and reason
       case "pong": if (typeof m.now === "number") store.clock.offset = m.now - Date.now() / 1000; break;
       default: break;
     }
@@ -233,8 +255,12 @@ export class TableScreen {
       // A new phase starts with no seat selected: a tap meant for the last phase's vote
       // must not aim tonight's power.
       if (change.events.some((e) => e.code === "phase_started")) this.ring.selected = null;
-      this.announce(change.events);
+      // What happened within the phase (the last votes, passes) first, then what ended it:
+      // the dawn, the deaths, the end of the game — never a pass after "the game is over".
       announce(spoken(this.store, change, { showing: (line) => this.chat.showing(line) }));
+      this.announce(change.events);
+      // What waits for the player (the title's count, D64) changes with a pass or a phase.
+      if (change.events.some((e) => WAIT_CHANGES.has(e.code))) this.app.waiting?.soon();
     }
     // The phase once per phase: the banner says it at dawn and dusk; Day 1 (which starts
     // with no event, D12) and a page opened mid-game say it here.
@@ -253,6 +279,7 @@ export class TableScreen {
   announce(events) {
     const lines = [];
     let kind = "info";
+    const earlier = [...this.cards.querySelectorAll(".result-card")];  // before this batch
     for (const [i, e] of events.entries()) {
       if (toldDeath(events, i)) continue;  // "killed by the vote" said it
       if (e.code === "phase_started") {
@@ -267,11 +294,17 @@ export class TableScreen {
         lines.push(eventText(e));
       } else if (RESULTS.has(e.code)) {
         // The card's title says whose result it is; its text, only the result.
-        const body = hasMsg(`card.${e.code}`) ? capital(msg(`card.${e.code}`, e.params)) : eventText(e);
+        const body = hasMsg(`card.${e.code}`) ? sentence(`card.${e.code}`, e.params) : eventText(e);
         resultCard(t(`result.${e.code}`), body, this.cards);
         this.app.alert(eventText(e));
       } else if (e.code === "game_over") {
-        lines.push(capital(msg("event.game_over", e.params)));
+        // A result read in an earlier phase would stay above the end screen, which tells
+        // every role (a new user's phone showed Night 1's sweep over it); a result of this
+        // very batch stays to be read.
+        for (const card of earlier) card.remove();
+        lines.push(sentence("event.game_over", e.params));
+        const verdict = this.end.verdict();  // "You win!", "You lose." (a seat's own end)
+        if (verdict) lines.push(verdict);
         kind = "info";
         this.end.load();
       }
@@ -283,12 +316,47 @@ export class TableScreen {
     } else if (lines.length) banner(lines, kind);
   }
 
+  /** A shortcut (keys.js): the focus to the action bar, the seats or the chat box, the
+   * panel that holds it shown first (a phone shows one at a time). Where there is none
+   * (a spectator has no action bar) the announcer says so. */
+  reach(target) {
+    const phone = this.phoneMode();
+    let el = null;
+    if (target === "chat") {
+      if (phone) this.phone.choose("chat", true);
+      else this.side.choose("chat", true);
+      el = this.chat.input;
+      if (phone && window.innerHeight <= SHORT_HEIGHT) { el.focus({ preventScroll: true }); return; }  // toPanel placed it
+    } else if (target === "seats") {
+      if (phone) this.phone.choose("table", true);
+      el = this.ring.el.isConnected ? this.ring.el.querySelector(".seat[tabindex='0']")
+        : this.waiting.el.querySelector(".wait-seat button") || this.waiting.el;
+    } else if (target === "actions") {
+      el = this.actions.focusTarget();  // above the tabs: on screen whichever tab shows
+      // A finished game has no action bar: what comes next is the rematch's offer (D19).
+      if (!el && this.store.view?.status === "finished") {
+        if (phone) this.phone.choose("table", true);
+        el = [...this.end.rematch.el.querySelectorAll("button")].find((b) => !b.disabled) || null;
+      }
+    }
+    if (el?.isConnected) el.focus();
+    else announce(t(`keys.none_${target}`));
+  }
+
   unread(n) {
     this.side.badge("chat", this.side.current === "chat" ? 0 : n);
     this.phone.badge("chat", this.phone.current === "chat" ? 0 : n);
   }
 
   phoneMode() { return this.media.matches; }
+
+  /** A short window (200% zoom of a laptop, a phone on its side) scrolls the status bar
+   * away with the page: a tab chosen there starts at the window's top, its tabs above it,
+   * and the panel (the chat's lines and its box) has the height the pinned bar leaves. */
+  toPanel() {
+    if (!this.phoneMode() || window.innerHeight > SHORT_HEIGHT) return;
+    window.scrollTo({ top: window.scrollY + this.phone.el.getBoundingClientRect().top, behavior: "instant" });
+  }
 
   showPanels() {
     const phone = this.phoneMode();
@@ -314,90 +382,18 @@ export class TableScreen {
     this.render();
   }
 
-  /** Under the seats: leaving the game, and for the host, departed seats (R53): to a bot (a
-   * seat that passes by itself), or a link for a person — the same player, to let them back
-   * after leaving on purpose (D31), or someone new. A disconnected seat waits out its grace
-   * (R52, D18), and one whose player lost their connection goes to a person only after a
-   * long absence: the server's refusal, saying from when, stays under its buttons until
-   * then (D52). */
+  /** Under the seats: the host's cards of departed seats (departed.js), then leaving the
+   * game, reporting and blocking a player. */
   drawFoot(view) {
     const canLeave = (view.legal || []).some((a) => a.do === "leave");
-    const host = this.store.table?.you_host && view.status === "running";
-    const departed = host ? (this.store.table?.seats || []).filter((s) => s.departed) : [];
-    const toBot = new Set((view.players || []).filter((p) => p.left).map((p) => p.seat));
-    const key = JSON.stringify([lang(), canLeave, departed.map((s) => [s.seat, s.name, s.kind]), [...toBot],
-      [...this.links], [...this.waits], view.status, !!this.app.me]);
+    const key = JSON.stringify([lang(), canLeave, view.status, !!this.app.me]);
+    this.departed.render(view);
     if (key === this.footKey) return;
     this.footKey = key;
-    // Who left on a line of its own, then two short buttons (each named with the seat for
-    // a screen reader): with the seat's whole name inside, they were tall and squeezed.
-    const hostButton = (cls, mark, label, seat, click) => h("button", {
-      class: ["btn", "btn-small", cls], type: "button",
-      attrs: { "aria-label": t("host.for_seat", { action: label, seat: seatName(seat) }) },
-      on: { click },
-    }, h("span", { attrs: { "aria-hidden": "true" } }, mark), label);
-    fill(this.foot,
-      departed.map((s) => {
-        const bot = this.store.isBot(s.seat);
-        return h("div", { class: "departed", attrs: { "data-seat": String(s.seat) } },
-          h("p", { class: "departed-who" }, t(bot ? "host.departed_bot" : "host.departed_left", { seat: seatName(s.seat) })),
-          toBot.has(s.seat) && !bot
-            ? hostButton("btn-bot", "⚙ ", t("host.to_bot"), s.seat, () => this.replace(s.seat, "bot")) : null,
-          hostButton("btn-link", "✉ ", t("host.to_person"), s.seat, () => this.replace(s.seat, "person")),
-          this.links.has(s.seat) ? this.linkBox(s.seat, this.links.get(s.seat)) : null,
-          this.waits.has(s.seat)
-            ? h("p", { class: "hint hand-wait", attrs: { role: "alert" } },
-              errorText(this.waits.get(s.seat), { offset: this.store.clock.offset || 0 })) : null);
-      }),
-      canLeave ? h("button", { class: "btn btn-small btn-ghost btn-leave", type: "button", text: `⎋ ${t("act.leave")}`, on: { click: () => this.actions.leave() } }) : null,
+    fill(this.footButtons,
+      canLeave ? h("button", { class: "btn btn-small btn-ghost btn-leave", type: "button", text: `⎋ ${t("act.leave")}`, dataset: { focus: "leave" }, on: { click: () => this.actions.leave() } }) : null,
       this.app.me && view.status === "running" ? reportButton(this.store.tableId, { players: () => this.store.view?.players || [], mySeat: () => this.store.seat }) : null,
       this.app.me && view.status === "running" ? blockButton(this.store, { players: () => (this.store.view?.players || []).filter((p) => !this.store.isBot(p.seat)), onBlocked: () => this.chat.redraw() }) : null);
-  }
-
-  /** The claim link to pass on, with what it does, and a button to copy it. */
-  linkBox(seat, url) {
-    const input = h("input", { class: "claim-url", type: "text", value: url, readOnly: true,
-      attrs: { "aria-label": t("host.link_label", { seat: seatName(seat) }) } });
-    const copied = h("span", { class: "hint", attrs: { role: "status" } });
-    return h("div", { class: "claim-box" },
-      h("p", { class: "hint" }, t("host.link_help", { seat: seatName(seat) })),
-      h("div", { class: "claim-row" }, input,
-        h("button", { class: "btn btn-small", type: "button", text: t("host.link_copy"), on: { click: async () => {
-          input.select();
-          try { await navigator.clipboard.writeText(url); copied.textContent = t("host.link_copied"); }
-          catch { copied.textContent = t("host.link_select"); }
-        } } })),
-      copied);
-  }
-
-  async replace(seat, by) {
-    const q = this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
-    try {
-      const answer = await post(`/api/tables/${encodeURIComponent(this.store.tableId)}/seats/${seat}/replace${q}`, { by, kind: "heuristic" });
-      if (answer.link) this.links.set(seat, new URL(answer.link, location.origin).href);
-      if (answer.table) this.store.setTable(answer.table);
-      this.waits.delete(seat);
-      this.footKey = null;
-      this.render();
-    } catch (err) {
-      if (err?.code === "player_may_return") this.waitFor(seat, err);
-      else this.actions.showRefusal(err);
-    }
-  }
-
-  /** D52: the host asked too soon for a person to take `seat`; the refusal (who, since
-   * when, from when) stays by the seat's buttons until that moment on this browser's clock. */
-  waitFor(seat, err) {
-    this.waits.set(seat, { code: err.code, params: err.params || {} });
-    clearTimeout(this.waitTimers.get(seat));
-    const left = (Number(err.params?.until) - (this.store.clock.offset || 0)) * 1000 - Date.now();
-    this.waitTimers.set(seat, setTimeout(() => {
-      this.waits.delete(seat);
-      this.footKey = null;
-      this.render();
-    }, Math.max(0, Math.min(left, 2 ** 31 - 1))));
-    this.footKey = null;
-    this.render();
   }
 
   /** Your own seat, departed: what happened and how to come back (D29, D31). */

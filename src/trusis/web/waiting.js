@@ -9,6 +9,7 @@ import { Balance } from "./balance.js";
 import { errorText } from "./errors.js";
 import { confirmDialog } from "./dialogs.js";
 import { keptBadge, keptCount, takeBotButton, waitingRematch, waitingSeries } from "./rematch.js";
+import { paceText } from "./yourgames.js";
 
 let botKinds = null;
 
@@ -24,12 +25,19 @@ function kinds() {
   return botKinds;
 }
 
+/** After how long away a bot plays a seat: the host's seconds, or a slow table's day or
+ * whole day and night, the longer (D63). */
+function takeoverText(opts) {
+  if (!opts.slow) return t("wait.takeover", { count: opts.grace_seconds });
+  const hours = Math.max(24, Math.round((opts.day_seconds + opts.night_seconds) / 360) / 10);
+  return t("wait.takeover_slow", { hours });
+}
+
 export class WaitingRoom {
-  constructor(app, store, { invite, onSeatChange, onClosed, onRemoved }) {
+  constructor(app, store, { invite, onClosed, onRemoved }) {
     this.app = app;
     this.store = store;
     this.invite = invite;
-    this.onSeatChange = onSeatChange;
     this.onClosed = onClosed;
     this.onRemoved = onRemoved;
     this.closing = false;  // this page's Close table is under way, or done (D51)
@@ -57,7 +65,7 @@ export class WaitingRoom {
     return `/api/tables/${encodeURIComponent(this.store.tableId)}${suffix}${q}`;
   }
 
-  async call(fn, seatChange = false) {
+  async call(fn) {
     if (this.busy) return;
     this.busy = true;
     this.pending = focusKey(this.el) || this.pending;
@@ -66,7 +74,6 @@ export class WaitingRoom {
       const answer = await fn();
       const table = answer?.table || (answer?.seats ? answer : null);
       if (table) this.store.setTable(table);
-      if (seatChange) this.onSeatChange();
     } catch (err) {
       this.error.textContent = errorText(err);
       // D55: the host removed this player (the news of it did not reach this page): the
@@ -78,8 +85,8 @@ export class WaitingRoom {
     }
   }
 
-  sit(seat) { return this.call(() => post(this.path("/seats"), seat ? { seat } : {}), true); }
-  stand() { return this.call(() => del(this.path("/seats/mine")), true); }
+  sit(seat) { return this.call(() => post(this.path("/seats"), seat ? { seat } : {})); }
+  stand() { return this.call(() => del(this.path("/seats/mine"))); }
   addBot(seat) { return this.call(() => post(this.path("/bots"), { kind: this.kind, ...(seat ? { seat } : {}) })); }
   free(seat) { return this.call(() => del(this.path(`/seats/${seat}`))); }
   /** D34: the person leaves the waiting room and cannot sit here again (asked first). */
@@ -159,16 +166,20 @@ export class WaitingRoom {
     const linkInput = link ? h("input", { type: "text", readOnly: true, value: link, id: "invite-link", on: { focus: (ev) => ev.target.select() } }) : null;
     this.balance.show(opts.seats || seats.length, opts.set || { standard: true });
     // Every redraw replaces the buttons: focus goes back where the player was (WCAG 2.4.3).
-    const had = focusKey(this.el) || (focusLost() ? this.pending : null);
+    const parked = document.activeElement === this.el;  // the room itself (a name just chosen)
+    const had = focusKey(this.el) || (focusLost() || parked ? this.pending : null);
     fill(this.el,
       h("div", { class: "waiting-head" },
         h("h1", {}, table.name),
         h("p", { class: "hint" }, t("wait.host", { name: table.host?.name || "?" }), " · ",
-          t("lobby.timers", { day: opts.day_seconds, night: opts.night_seconds }), " · ",
+          opts.slow ? paceText(opts) : t("lobby.timers", { day: opts.day_seconds, night: opts.night_seconds }), " · ",
           opts.set?.custom ? t("lobby.custom") : t("lobby.standard"),
           opts.private ? ` · ${t("wait.private")}` : "",
-          opts.bots_take_over ? ` · ${t("wait.takeover", { count: opts.grace_seconds })}` : "")),
+          opts.bots_take_over ? ` · ${takeoverText(opts)}` : "")),
       waitingRematch(this),
+      // D72: a ban freed their seat, and someone took it before the ban was lifted.
+      table.seat_lost && !mine ? h("p", { class: "card notice seat-lost", attrs: { role: "status" } },
+        t("wait.seat_lost", { seat: table.seat_lost })) : null,
       link ? h("div", { class: "card invite" }, h("label", { attrs: { for: "invite-link" } }, t(secret ? "wait.invite" : "wait.share")),
         h("div", { class: "row" }, linkInput, copy), copied, h("p", { class: "hint" }, t(secret ? "wait.invite_hint" : "wait.share_hint"))) : null,
       h("div", { class: "waiting-grid" },
@@ -199,7 +210,7 @@ export class WaitingRoom {
             h("li", {}, h("span", { class: "count" }, `${n} ×`), " ", roleName(r)))),
           this.balance.el)),
       waitingSeries(this));
-    if (had && focusLost()) refocus(this.el, this.nextFocus(had, empty), this.el);
+    if (had && (focusLost() || parked)) refocus(this.el, this.nextFocus(had, empty), this.el);
     if (!this.busy) this.pending = null;
   }
 
