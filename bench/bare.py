@@ -22,7 +22,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
-from trusis.server.transport import COMPRESSIONS, DEFAULT_COMPRESSION, protocol
+from trusis.server.connections.transport import COMPRESSIONS, DEFAULT_COMPRESSION, protocol
 
 PAD = int(os.environ.get("BARE_PAD", "0"))
 FILLER = Path(os.environ["BARE_FILLER"]).read_text() if os.environ.get("BARE_FILLER") else "x"

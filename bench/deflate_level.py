@@ -55,7 +55,7 @@ def measure(frames: list[list[bytes]], level: int, repeats: int) -> tuple[float,
     from websockets.extensions.permessage_deflate import PerMessageDeflate
     from websockets.frames import Frame, Opcode
 
-    from trusis.server.transport import extensions
+    from trusis.server.connections.transport import extensions
 
     factory = extensions("deflate")[0]
     settings = {**factory.compress_settings, "level": level}  # type: ignore[attr-defined]

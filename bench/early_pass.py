@@ -1,7 +1,7 @@
 """Do the bots vote out a person who passes at once on Day 1? (issue 21, D23)
 
 Five seats: one person and four default bots, scheduled exactly as a server table schedules
-them (`trusis.server.botplay.BotPlay` at a human pace, on a simulated clock). The person
+them (`trusis.server.tables.botplay.BotPlay` at a human pace, on a simulated clock). The person
 passes in the first second of Day 1 without voting; the bots then finish the day. Over
 `--games` games (the person's seat turns round the table) it prints how often the passer
 died on Day 1, and, for comparison, how often a given seat dies on Day 1 when the same
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from trusis.bots.registry import DEFAULT_BOT, create_bot
 from trusis.rules.actions import PASS, TIMEOUT, Action
-from trusis.server.botplay import BotPlay
+from trusis.server.tables.botplay import BotPlay
 from trusis.table.table import Table
 
 SEATS = 5

@@ -92,6 +92,7 @@ import multiprocessing as mp
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -128,10 +129,17 @@ from load_servers import (
     tail,
 )
 from restart import restart_run
-from trusis.server.transport import COMPRESSIONS, DEFAULT_COMPRESSION
+from transport_cost import per_frame_seconds
+from trusis.server.connections.transport import COMPRESSIONS, DEFAULT_COMPRESSION
 
 MAX_TABLES = 1000
 MAX_SECONDS = 600
+
+
+def py_spy() -> str:
+    """py-spy beside the interpreter (pip install py-spy into .venv), else on the PATH."""
+    beside = Path(sys.executable).with_name("py-spy")
+    return str(beside) if beside.exists() else shutil.which("py-spy") or str(beside)
 
 
 def meet(barrier: Barrier, results: Any, servers: Servers) -> None:
@@ -191,7 +199,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         busy = machine_busy()
         spy = None
         if args.spy:
-            spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")), "record",
+            spy = subprocess.Popen([py_spy(), "record",
                                     "--pid", str(pids[0]), "--rate", "250", "--format", "raw",
                                     "--duration", str(int(args.seconds)),
                                     "--output", spy_file(args.spy, kind, size)],
@@ -242,6 +250,10 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
     total["think"] = args.think
     total["gc"] = collections(gc_file, window) if gc_file is not None else None
     total["sample"] = next((p["sample"] for p in parts if p["sample"]), "")
+    total["streams"] = [stream for p in parts for stream in p.get("streams", [])]
+    if kind == "trusis":
+        total["transport_frame"], total["transport_frames"] = per_frame_seconds(
+            total["streams"], args.compression)
     total["error"] = next((p["error"] for p in parts if p["error"]), "")
     total["lost_reason"] = next((p["lost_reason"] for p in parts if p["lost_reason"]), "")
     return total

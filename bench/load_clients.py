@@ -29,6 +29,7 @@ CAUSES = {"vote_cast": ("vote", "illusion"), "vote_withdrawn": ("vote", "illusio
           "trusis_vote": ("vote",), "trusis_vote_withdrawn": ("vote",), "passed": ("pass",),
           "said": ("say",)}
 COMPRESSION: str | None = os.environ.get("LOAD_COMPRESSION", "deflate") or None
+PAGE_PING = 5.0  # web/net.js PING_EVERY: a page pings after this long without a frame
 PATIENCE = 3  # a bot that says "not yet" this many times in a phase passes
 SETUP_RETRIES = 2  # a 503 during the set-up of a table is tried again this many times
 
@@ -62,6 +63,12 @@ def percentile(samples: list[float], p: float) -> float:
 # -- the clients (in each client process) ------------------------------------------
 
 
+STREAMS = 20
+"""Connections whose frames are kept for bench/transport_cost.py, per client process."""
+STREAM_FRAMES = 300
+"""Frames kept of each."""
+
+
 @dataclass
 class Stats:
     acks: list[float] = field(default_factory=list)
@@ -78,6 +85,8 @@ class Stats:
     lost_tables: int = 0  # tables whose set-up was still refused after those tries
     lost_reason: str = ""
     sample: str = ""  # one game frame, whose text the bare server pads with
+    streams: dict[int, list[str]] = field(default_factory=dict)
+    """The `events` frames of a few connections, in order (bench/transport_cost.py)."""
     lag: list[float] = field(default_factory=list)
     """How late this process's own event loop woke a 10 ms sleep, through the window: a
     frame that arrives while the clients' loop is busy is timed late, so the latencies
@@ -107,6 +116,7 @@ class Seat:
         self.retry: asyncio.TimerHandle | None = None
         self.thinking = False  # --think: waiting before its next command
         self.thought = False
+        self.heard = 0.0  # when the server last sent it anything (the page's ping clock)
 
 
 class Slot:
@@ -227,14 +237,14 @@ class ClientRun:
                 seat.phase, seat.waits, seat.acted, seat.force_pass = ("", 0), 0, 0, False
                 seat.ws = await websockets.connect(
                     f"ws://{HOST}:{self.port_(seat.index)}/ws/tables/{slot.table_id}",
-                    max_size=None,
+                    max_size=None, ping_interval=None,  # as a browser: no pings of its own
                     compression=COMPRESSION, create_connection=CountingConnection,
                     additional_headers={"Authorization": f"Bearer {seat.token}"})
                 await seat.ws.send(orjson.dumps({"type": "hello", "protocol": 1}).decode())
             else:
                 seat.ws = await websockets.connect(
                     f"ws://{HOST}:{self.port_(seat.index)}/ws/{slot.table_id}",
-                    max_size=None, create_connection=CountingConnection,
+                    max_size=None, ping_interval=None, create_connection=CountingConnection,
                     compression=COMPRESSION)
             slot.tasks.append(asyncio.create_task(self.read(seat)))
 
@@ -276,11 +286,18 @@ class ClientRun:
         now = time.perf_counter()
         stats = self.stats
         message = orjson.loads(frame)
+        seat.heard = now
         if self.window:
             stats.frames += 1
             stats.bytes += len(frame)
-            if self.kind == "trusis" and not stats.sample and message["type"] == "events":
-                stats.sample = frame if isinstance(frame, str) else frame.decode()
+            if self.kind == "trusis" and message["type"] == "events":
+                text = frame if isinstance(frame, str) else frame.decode()
+                stats.sample = stats.sample or text
+                stream = stats.streams.get(id(seat))
+                if stream is None and len(stats.streams) < STREAMS:
+                    stream = stats.streams[id(seat)] = []
+                if stream is not None and len(stream) < STREAM_FRAMES:
+                    stream.append(text)
         if self.kind == "bare":
             self.take_bare(seat, message, now)
             return
@@ -451,6 +468,21 @@ class ClientRun:
 
     # -- the run --------------------------------------------------------------
 
+    async def page_pings(self) -> None:
+        """What the page does (web/net.js): a `ping` message from a connection that has
+        heard nothing for PAGE_PING seconds. A browser sends no WebSocket pings of its own;
+        the bench's clients used to, every 20 s each (websockets' default): at 1,000 tables
+        500 pings a second that no browser sends, a write and a pong each in the server."""
+        ping = orjson.dumps({"type": "ping"}).decode()
+        while True:
+            await asyncio.sleep(1.0)
+            now = time.perf_counter()
+            for slot in self.slots:
+                for seat in slot.seats:
+                    if seat.ws is not None and now - seat.heard >= PAGE_PING:
+                        seat.heard = now  # the page waits for the pong before asking again
+                        asyncio.get_running_loop().create_task(self._send(seat.ws, ping))
+
     async def probe_lag(self) -> None:
         while True:
             asked = time.perf_counter()
@@ -471,6 +503,7 @@ class ClientRun:
         start = time.perf_counter()
         self.acting = self.window = True
         probe = asyncio.create_task(self.probe_lag())
+        pings = asyncio.create_task(self.page_pings()) if self.kind == "trusis" else None
         for slot in self.slots:
             for seat in slot.seats:
                 if self.kind == "bare":
@@ -481,6 +514,8 @@ class ClientRun:
         self.window = False
         self.acting = False
         probe.cancel()
+        if pings is not None:
+            pings.cancel()
         gc.enable()
         elapsed = time.perf_counter() - start
         cpu = time.process_time() - cpu
@@ -504,7 +539,8 @@ class ClientRun:
                 "retried": stats.retried,
                 "lost_tables": stats.lost_tables, "lost_reason": stats.lost_reason,
                 "elapsed": elapsed, "cpu": cpu, "wire": wire,
-                "sample": stats.sample, "lag": stats.lag}
+                "sample": stats.sample, "lag": stats.lag,
+                "streams": list(stats.streams.values())}
 
 
 def client_process(kind: str, ports: list[int], slots: list[int], seconds: float,

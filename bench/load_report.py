@@ -58,6 +58,8 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
     cores = r["machine_total"] / elapsed
     print(f"  server CPU per {unit[:-1]} {r['server_cpu'] / max(1, r['acked']) * ms:.2f} ms "
           f"(per frame out {r['server_cpu'] / max(1, r['frames']) * 1e6:.0f} us)")
+    if r.get("transport_frames"):
+        print_own_cpu(r)
     print(f"  server CPU {r['server_cpu'] / elapsed * 100:5.0f}%, client CPU "
           f"{r['cpu'] / elapsed * 100:5.0f}% (of one core); "
           + (f"PostgreSQL {r['postgres_cpu'] / elapsed * 100:.0f}%, " if r["postgres"] else "")
@@ -214,3 +216,15 @@ def print_spy(path: str, name: str, top: int = 30) -> None:
         print(f"    {100 * n / total:5.1f}%  {frame}")
 
 
+
+
+def print_own_cpu(r: dict[str, Any]) -> None:
+    """Issue 39's figure: the server's CPU per action less the transport's per frame
+    (bench/transport_cost.py, measured on this run's frames) times the frames per action."""
+    per_action = r["server_cpu"] / max(1, r["acked"])
+    frames = r["frames"] / max(1, r["acked"])
+    transport = r["transport_frame"] * frames
+    print(f"  the game's own CPU per action {(per_action - transport) * 1000:.2f} ms: the "
+          f"server's {per_action * 1000:.2f} ms less the transport's {transport * 1000:.2f} ms "
+          f"({r['transport_frame'] * 1e6:.1f} us a frame x {frames:.1f} frames an action; "
+          f"framed, deflated and written again here over {r['transport_frames']} of its frames)")

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from trusis.server.transport import DEFAULT_COMPRESSION, Compression
+from trusis.server.connections.transport import DEFAULT_COMPRESSION, Compression
 
 HOST = "127.0.0.1"
 BENCH = Path(__file__).resolve().parent

@@ -57,8 +57,8 @@ def child(pushes: int, repeats: int, deflate: bool, other: str | None) -> list[f
     from engine import play_engine
     from trusis.rules import engine as rules_engine
     from trusis.rules.views import view_json
-    from trusis.server.clients import Client
-    from trusis.server.transport import DirectFrames, extensions
+    from trusis.server.connections.clients import Client
+    from trusis.server.connections.transport import DirectFrames, extensions
 
     # The views of a real game (random legal play, bench/engine.py): after every event
     # of it, each seat's view, as the server sends them (deflate depends on the content).

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from trusis.server.config import normalise_database_url
-from trusis.server.store import Store
+from trusis.server.data.store import Store
 
 
 async def measure(url: str, lookups: int) -> float:

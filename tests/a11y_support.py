@@ -92,17 +92,25 @@ def command(page: Page, text: str, timeout: float = 15.0) -> str:
     while box.is_disabled():  # a moment with no chat (between phases)
         assert time.monotonic() < deadline, "the chat box stays disabled"
         page.wait_for_timeout(100)
-    page.evaluate("() => { const a = document.querySelector('.chat-answer');"
-                  " a.textContent = ''; a.hidden = true; }")
+    # Every text the answer line shows is kept: a phase that ends right after the answer
+    # clears the line (a stale "Sent: you pass." does not stay into the next phase), and the
+    # answer must still count as given when the announcer said it.
+    page.evaluate("""() => { const a = document.querySelector('.chat-answer');
+      a.textContent = ''; a.hidden = true; window.chatAnswers = [];
+      window.chatAnswerWatch?.disconnect();
+      window.chatAnswerWatch = new MutationObserver(() => {
+        if (!a.hidden && a.textContent) window.chatAnswers.push(a.textContent); });
+      window.chatAnswerWatch.observe(a, { childList: true, characterData: true,
+                                          subtree: true, attributes: true }); }""")
     page.keyboard.type(text)
     page.keyboard.press("Enter")
-    answer = page.locator(".chat-answer")
     while True:
         # The answer shows under the chat box, and the announcer (the live region) says it.
-        if not answer.is_hidden() and answer.text_content():
-            said = answer.text_content() or ""
-            if said in spoken(page):
-                return said
+        answers: list[str] = page.evaluate("() => window.chatAnswers")
+        said = set(spoken(page)) | set(all_spoken(page))
+        for answer in answers:
+            if answer in said:
+                return answer
         assert time.monotonic() < deadline, f"no answer to {text}"
         page.wait_for_timeout(100)
 
@@ -168,3 +176,44 @@ def axe_problems(page: Page, name: str) -> list[str]:
         AXE_TAGS)
     return [f"{name}: {v['id']} ({v['impact']}) {v['nodes']}" for v in violations
             if v["impact"] in ("serious", "critical")]
+
+
+def heard(page: Page) -> list[str]:
+    """The lines assistive technology can hear now: text in a live region that Chromium's
+    accessibility tree does not ignore. A live region outside an open modal <dialog> is in
+    the DOM but ignored (`activeModalDialog`): what it says is never spoken."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes: list[dict[str, Any]] = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    by_id = {n["nodeId"]: n for n in nodes}
+
+    def live(node: dict[str, Any]) -> bool:
+        return not node.get("ignored") and any(
+            p["name"] == "live" and p["value"].get("value") in ("polite", "assertive")
+            for p in node.get("properties", []))
+
+    lines = []
+    for node in nodes:
+        if node.get("ignored") or node.get("role", {}).get("value") != "StaticText":
+            continue
+        up = by_id.get(node.get("parentId", ""))
+        while up is not None and not live(up):
+            up = by_id.get(up.get("parentId", ""))
+        if up is not None:
+            lines.append(str(node.get("name", {}).get("value", "")))
+    return lines
+
+
+def wait_heard(page: Page, needle: str, timeout: float = 20.0) -> str:
+    """The first line holding `needle` that assistive technology can hear (see heard)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for line in heard(page):
+            if needle in line:
+                return line
+        assert time.monotonic() < deadline, (
+            f"never heard: {needle!r}; the announcer holds {spoken(page)[-6:]}, "
+            f"the accessibility tree reads {heard(page)[-6:]}")
+        page.wait_for_timeout(200)

@@ -3,6 +3,12 @@
 `two_processes` (a fixture) starts a Redis server on a spare port (so that a test can
 kill and restart it), a fresh PostgreSQL database, and processes `a` and `b`
 sharing both, with a short lease so that takeovers take about a second.
+
+`cut_processes` is the same cluster with a fault-injecting proxy (faultproxy.py) on
+each process's link to PostgreSQL and to Redis, so that a test can cut one process off
+from either, as a network does, while the other carries on (issue 41): `links[i]` are
+process i's `Links`. What a test reads as the truth goes straight to the database
+(`Cluster.truth`), never through a link it may have cut.
 """
 
 from __future__ import annotations
@@ -12,17 +18,20 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
+from faultproxy import FaultProxy
 from serverproc import ServerProcess, drop_database, free_port, new_database
 
 LEASE = 2.0  # seconds: a takeover within a few of them
 LONG_LEASE = 8.0
+METRICS_TOKEN = "a metrics token for the cluster tests"
 
 
 class RedisServer:
@@ -60,14 +69,33 @@ class RedisServer:
 
 
 @dataclass
+class Links:
+    """One process's links, each through a proxy that can cut it."""
+
+    database: FaultProxy
+    redis: FaultProxy
+
+    def heal(self) -> None:
+        self.database.set("pass")
+        self.redis.set("pass")
+
+
+@dataclass
 class Cluster:
     servers: list[ServerProcess]
     redis: RedisServer
+    links: list[Links] = field(default_factory=list)
+    database: str = ""
 
     def health(self, index: int) -> dict[str, Any]:
         data: dict[str, Any] = httpx.get(self.servers[index].url + "/api/health",
                                          timeout=5).json()
         return data
+
+    @property
+    def truth(self) -> ServerProcess:
+        """A process never started, whose database is the real one: what the checks read."""
+        return ServerProcess(self.database or self.servers[0].database)
 
 
 @pytest.fixture
@@ -82,24 +110,49 @@ def two_processes_long_lease(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     yield from start_two_processes(tmp_path, monkeypatch, LONG_LEASE)
 
 
+@pytest.fixture
+def cut_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
+    """Two processes whose links to PostgreSQL and Redis a test can cut (faultproxy.py)."""
+    yield from start_two_processes(tmp_path, monkeypatch, LEASE, proxied=True)
+
+
 def start_two_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                        lease: float) -> Iterator[Cluster]:
+                        lease: float, proxied: bool = False) -> Iterator[Cluster]:
     monkeypatch.setenv("TRUSIS_SECRET", "the same secret on every process")
+    if proxied:  # their tests read /metrics too
+        monkeypatch.setenv("TRUSIS_METRICS_TOKEN", METRICS_TOKEN)
     redis = RedisServer()
     redis.start()
     database = new_database("postgresql", tmp_path)
-    servers = [ServerProcess(database, bot_pace=0.0, log=tmp_path / f"{name}.log",
-                             extra=["--redis", redis.url, "--node", name,
-                                    "--lease-seconds", str(lease)])
-               for name in ("a", "b")]
+    links: list[Links] = []
+    servers = []
     try:
+        for name in ("a", "b"):
+            database_url, redis_url = database, redis.url
+            if proxied:
+                postgres = urlsplit(database)
+                link = Links(FaultProxy(postgres.port or 5432, postgres.hostname or "").start(),
+                             FaultProxy(redis.port).start())
+                links.append(link)
+                database_url = database.replace(postgres.netloc.split("@")[-1],
+                                                f"127.0.0.1:{link.database.port}")
+                redis_url = f"redis://127.0.0.1:{link.redis.port}/0"
+            servers.append(ServerProcess(database_url, bot_pace=0.0,
+                                         log=tmp_path / f"{name}.log",
+                                         extra=["--redis", redis_url, "--node", name,
+                                                "--lease-seconds", str(lease)]))
         for server in servers:
             server.start()
-        yield Cluster(servers, redis)
+        yield Cluster(servers, redis, links, database)
     finally:
+        for link in links:  # healed first: a process stops cleanly, handing its games back
+            link.heal()
         for server in servers:
             if server.proc is not None and server.proc.poll() is None:
                 server.proc.send_signal(signal.SIGCONT)
             server.stop()
+        for link in links:
+            link.database.stop()
+            link.redis.stop()
         redis.kill()
         drop_database(database)

@@ -2,7 +2,7 @@
 
 import os
 
-from clusterproc import two_processes, two_processes_long_lease
+from clusterproc import cut_processes, two_processes, two_processes_long_lease
 from core_fakes import core_clock, core_store, core_template
 from sqlitestore import sqlite_store
 from test_web_support import module_browser, module_server
@@ -21,5 +21,14 @@ os.environ.setdefault("TRUSIS_LIMIT_TABLES_PER_PLAYER_HOUR", "100000")
 
 # `server` and `browser` (module_server, module_browser) are the web test modules' own real
 # server and Chromium; a module that defines its own `server` uses that one.
-__all__ = ["core_clock", "core_store", "core_template", "module_browser", "module_server",
-           "sqlite_store", "two_processes", "two_processes_long_lease"]
+__all__ = [
+           "core_clock",
+           "core_store",
+           "core_template",
+           "cut_processes",
+           "module_browser",
+           "module_server",
+           "sqlite_store",
+           "two_processes",
+           "two_processes_long_lease",
+]

@@ -34,26 +34,27 @@ from starlette.websockets import WebSocket
 
 from trusis.rules.actions import Action
 from trusis.rules.views import view
-from trusis.server import handover, restore, seating, timers
-from trusis.server import host as host_module
-from trusis.server import room as room_module
-from trusis.server.clients import Client
-from trusis.server.clients import Message as Outgoing
+from trusis.server.api.websocket import _act
 from trusis.server.cluster.messages import Message
 from trusis.server.cluster.node import Node
 from trusis.server.cluster.replica import Replica
 from trusis.server.cluster.writer import Writer
-from trusis.server.commits import Fence
-from trusis.server.host import GameHost
-from trusis.server.hub import Hub
-from trusis.server.options import TableOptions
-from trusis.server.protocol import Act, dumps, parse
-from trusis.server.records import rebuild_table
-from trusis.server.restore import load_room
-from trusis.server.room import Room
-from trusis.server.store import LeaseLost, Player, Store
-from trusis.server.timers import Timers
-from trusis.server.ws import _act
+from trusis.server.connections.clients import Client
+from trusis.server.connections.clients import Message as Outgoing
+from trusis.server.connections.protocol import Act, parse
+from trusis.server.data.commits import Fence
+from trusis.server.data.store import LeaseLost, Player, Store
+from trusis.server.tables import host as host_module
+from trusis.server.tables import restore, timers
+from trusis.server.tables import room as room_module
+from trusis.server.tables.host import GameHost
+from trusis.server.tables.hub import Hub
+from trusis.server.tables.options import TableOptions
+from trusis.server.tables.records import rebuild_table
+from trusis.server.tables.restore import load_room
+from trusis.server.tables.room import Room
+from trusis.server.tables.seats import handover, seating
+from trusis.server.tables.timers import Timers
 from trusis.table.table import Table
 
 CLOCKED: tuple[ModuleType, ...] = (room_module, host_module, handover, seating, restore,
@@ -294,7 +295,7 @@ def fake_client(player: Player | None, seat: int | None, wire: Wire | None = Non
 
 
 async def connect(room: Room, client: FakeClient, last_seq: int | None = None) -> None:
-    """What ws.py does once a `hello` arrives: join under the room's lock, catch up.
+    """What api/websocket.py does once a `hello` arrives: join under the room's lock, catch up.
     The coalesced `table` message for the others is cancelled: tests send none late."""
     async with room.lock:
         room.join(client)
@@ -315,9 +316,9 @@ def quiet(room: Room) -> None:
 
 async def act(hub: Hub, room: Room, client: FakeClient, client_id: str,
               **action: Any) -> dict[str, Any]:
-    """A command sent on `client`'s connection, answered as ws.py answers it (the ack is
+    """A command sent on `client`'s connection, answered as api/websocket.py answers it (the ack is
     the client's last frame)."""
-    message = parse(dumps({"type": "act", "id": client_id, "action": action}))
+    message = parse(orjson.dumps({"type": "act", "id": client_id, "action": action}))
     assert isinstance(message, Act)
     await _act(hub, room, client, message)
     return client.frames[-1]
@@ -325,11 +326,11 @@ async def act(hub: Hub, room: Room, client: FakeClient, client_id: str,
 
 def view_json(table: Table, seat: int | None, chat: bool = False) -> Any:
     """A seat's view as a client decodes it."""
-    return orjson.loads(dumps(view(table.state, seat, chat=chat)))
+    return orjson.loads(orjson.dumps(view(table.state, seat, chat=chat)))
 
 
 def view_bytes(table: Table, seat: int | None) -> bytes:
-    return dumps(table.snapshot(seat))
+    return orjson.dumps(table.snapshot(seat))
 
 
 # -- a game ------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serverproc import Player, ServerProcess
-from trusis.server.records import record_of
+from trusis.server.tables.records import record_of
 from trusis.table.record import Record
 
 GAME_DOS = ("vote", "illusion", "protect", "extra_vote", "kamikaze", "revive", "sweep",

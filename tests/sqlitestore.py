@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest_asyncio
 
-from trusis.server.store import Store
+from trusis.server.data.store import Store
 
 
 @pytest_asyncio.fixture

@@ -171,7 +171,7 @@ def test_the_partial_copy_is_private_before_sqlite_writes_to_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No window where it is readable: the file SQLite opens to write the copy into is 0600
     already (its journal takes the file's mode), so no chmod follows."""
-    from trusis.server import backup
+    from trusis.server.data import backup
 
     source = tmp_path / "live.db"
     with sqlite3.connect(source) as db:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -72,6 +73,13 @@ def test_tables_players_and_roles(server: ServerProcess) -> None:
     assert unknown.returncode == 2 and "king" in unknown.stderr
     nobody = admin(server, "grant", "Nobody", "admin")
     assert nobody.returncode == 2 and "no player" in nobody.stderr
+    assert "guest" not in nobody.stderr, nobody.stderr
+    # A trial: `grant Gus moderator` answered "no player has the id or account name 'Gus'"
+    # while Gus sat at a table, as a guest. It now says so, and how to find the id.
+    by_name = admin(server, "grant", "Gus", "moderator")
+    assert by_name.returncode == 2 and len(by_name.stderr.splitlines()) == 1, by_name.stderr
+    assert "1 guest is called 'Gus'" in by_name.stderr, by_name.stderr
+    assert "trusis admin players --name Gus" in by_name.stderr, by_name.stderr
     held = admin_json(server, "staff")["staff"]
     assert sorted((s["name"], s["role"], s["granted_by"]) for s in held) == [
         ("Rita", "admin", "cli"), ("Rita", "moderator", "cli")]
@@ -111,6 +119,32 @@ def test_export_and_delete_a_player(server: ServerProcess) -> None:
     server.start()
     assert rita.get("/api/me").status_code == 401
     rita.close()
+
+
+def test_a_deletion_is_one_transaction_with_its_audit_line(server: ServerProcess) -> None:
+    """`trusis admin delete` forgot the player in one transaction and wrote its audit line
+    in a second (D37: an act and its line are one): a reason refused after the first, or a
+    crash between them, left a deleted player with no line saying who or why. Now a reason
+    is refused before anything happens, and a failed line undoes the deletion."""
+    rita, rita_id = _account(server, "Rita")
+    rita.close()
+    long = admin(server, "delete", rita_id, "--yes", "--reason", "x" * 1001)
+    assert long.returncode == 2 and "text_too_long" in long.stderr, long.stderr
+    assert admin_json(server, "players")["players"][0]["deleted"] is False
+    if server.database.startswith("sqlite"):  # the audit line fails: a crash between the two
+        path = server.database.removeprefix("sqlite:///")
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TRIGGER no_lines BEFORE INSERT ON moderation_log "
+                       "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+        failed = admin(server, "delete", rita_id, "--yes", "--reason", "asked by mail")
+        assert failed.returncode == 2 and "nothing was deleted" in failed.stderr, failed.stderr
+        assert len(failed.stderr.splitlines()) == 1
+        assert admin_json(server, "players")["players"][0]["deleted"] is False
+        with sqlite3.connect(path) as db:
+            db.execute("DROP TRIGGER no_lines")
+    done = admin(server, "delete", rita_id, "--yes", "--reason", "asked by mail")
+    assert done.returncode == 0, done.stderr
+    assert admin_json(server, "players")["players"][0]["deleted"] is True
 
 
 def test_an_admin_command_without_a_database_says_so_and_creates_nothing(

@@ -137,3 +137,40 @@ def test_the_agent_accepts_the_hosts_rematch_with_its_seat_token_and_plays_it(
     assert [line.startswith("the end: ") for line in lines].count(True) == 2
     assert _seat_actions(host, second, 2), "the program's new seat played nothing"
     host.close()
+
+
+def test_the_agent_connects_again_when_its_server_goes_away_and_plays_on(
+        tmp_path: Path) -> None:
+    """A connection that ends (a restart here; a process of several that lost its database
+    or Redis closes with 1012, issue 41) is made again with `last_seq`, and the command
+    that had no answer is sent again with the same id: the agent plays to the end."""
+    server = ServerProcess(f"sqlite:///{tmp_path / 'trusis.db'}", bot_pace=0.3)
+    server.start()
+    try:
+        host = Guest(server.url, "Host")
+        table = host.create(seats=6, day_seconds=60, night_seconds=30)["id"]
+        token = host.program(table, 3)
+        host.bots(table, 5)
+        host.start(table)
+        agent = subprocess.Popen(
+            [sys.executable, "-c", WITHOUT_TRUSIS, str(AGENT), server.url, "--table", table,
+             f"--token={token}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while not host.http.get(f"/api/tables/{table}").json()["seats"][2]["connected"]:
+                assert agent.poll() is None, _running(agent)
+                assert time.monotonic() < deadline, "the agent did not connect"
+                time.sleep(0.1)
+            host.close()
+            server.kill()
+            time.sleep(1.0)
+            server.start()
+            out, err = agent.communicate(timeout=180)
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+    finally:
+        server.stop()
+    assert agent.returncode == 0, err[-2000:]
+    assert "connecting again" in out or "trying again" in out, out[-2000:]
+    assert out.splitlines()[-1].startswith("the end: ")

@@ -15,9 +15,9 @@ import pytest
 
 from core_fakes import FakeClock, FlakyStore, Game, hosted, new_game, stored_table
 from trusis.rules.actions import LEAVE, SAY, STAFF_DRAW, TIMEOUT, Action
-from trusis.server.host import GameHost
-from trusis.server.peers import LocalPeers, Peers, Stored
-from trusis.server.store import LeaseLost
+from trusis.server.data.store import LeaseLost
+from trusis.server.tables.host import GameHost
+from trusis.server.tables.peers import LocalPeers, Peers, Stored
 
 
 class LoggedPeers(LocalPeers):

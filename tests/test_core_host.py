@@ -27,11 +27,11 @@ from core_fakes import (
     view_json,
 )
 from trusis.rules.actions import PASS, SAY, TIMEOUT, Action
-from trusis.server import schema
 from trusis.server.cluster.messages import Message
 from trusis.server.cluster.replica import Replica
-from trusis.server.restore import load_room
-from trusis.server.store import LeaseLost
+from trusis.server.data import schema
+from trusis.server.data.store import LeaseLost
+from trusis.server.tables.restore import load_room
 
 SEATS = (None, 1, 2, 3, 4, 5)
 

@@ -24,13 +24,13 @@ from core_fakes import (
     quiet,
 )
 from trusis.rules.actions import LEAVE, REPLACE
+from trusis.server.data.store import Store
 from trusis.server.errors import LobbyError
-from trusis.server.handover import returnable
-from trusis.server.hub import Hub
-from trusis.server.restore import load_room
-from trusis.server.room import Room
-from trusis.server.seat import departed
-from trusis.server.store import Store
+from trusis.server.tables.hub import Hub
+from trusis.server.tables.restore import load_room
+from trusis.server.tables.room import Room
+from trusis.server.tables.seats.handover import returnable
+from trusis.server.tables.seats.seat import departed
 
 
 async def seat_rows(store: Store, room: Room) -> dict[int, tuple[Any, ...]]:
@@ -311,7 +311,7 @@ async def test_R52_D50_the_grace_period_s_pass_is_stored_once(
             or '"seat":2' in r["data"]]
     assert [(orjson.loads(r["data"]), r["player_id"]) for r in rows] == [
         ({"seat": 2, "do": "vote", "target": 3}, bob.id),
-        ({"seat": 2, "do": "pass"}, None),
+        ({"seat": 2, "do": "pass", "by": "server"}, None),  # D50: the server's, not Bob's
         ({"seat": 2, "do": LEAVE}, None),
         ({"seat": 2, "do": REPLACE, "by": "bot"}, None),
     ]
@@ -346,7 +346,7 @@ async def test_R52_D29_D50_a_player_back_while_the_grace_pass_is_stored_keeps_th
     assert not state.left[2] and not state.bots[2] and room.lobby.seats[2].kind == "person"
     assert room.away == {}
     assert [a.to_dict() for a in hosted(room).table.record.actions if a.seat == 2] == [
-        {"seat": 2, "do": "vote", "target": 3}, {"seat": 2, "do": "pass"}]
+        {"seat": 2, "do": "vote", "target": 3}, {"seat": 2, "do": "pass", "by": "server"}]
 
 
 @pytest.mark.asyncio

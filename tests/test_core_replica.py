@@ -31,10 +31,10 @@ from core_fakes import (
 from trusis.rules.actions import LEAVE, PASS, SAY, Action
 from trusis.server.cluster.messages import Actions, Message, TableFacts
 from trusis.server.cluster.replica import apply_facts, follow, follow_rows
-from trusis.server.hub import Hub
-from trusis.server.restore import load_room
-from trusis.server.room import Room
-from trusis.server.store import LeaseLost
+from trusis.server.data.store import LeaseLost
+from trusis.server.tables.hub import Hub
+from trusis.server.tables.restore import load_room
+from trusis.server.tables.room import Room
 
 SEATS = (None, 1, 2, 3, 4, 5)
 

@@ -13,8 +13,8 @@ import pytest
 
 from core_fakes import FakeClock, FlakyStore, hosted, new_game
 from trusis.rules.actions import LEAVE, REPLACE, Action
-from trusis.server.restore import load_room
-from trusis.server.seat import Seat
+from trusis.server.tables.restore import load_room
+from trusis.server.tables.seats.seat import Seat
 
 
 async def _read_back(store: FlakyStore, table_id: str) -> dict[int, Seat]:

@@ -176,6 +176,9 @@ def test_run_uses_the_compiled_engine_and_says_which(tmp_path: Path) -> None:
     assert "Usage: trusis" in first
     second = run_script(tree, "--help")
     assert "compiling" not in second and "Trusis: the compiled engine is in use." in second
+    # The server's own options go to `serve`, as `./run` alone serves (a new user typed
+    # `./run --port 8765` and was told there was no such option).
+    assert "Start the game server" in run_script(tree, "--port", "8765", "--help")
     check = subprocess.run(
         [str(tree / ".venv" / "bin" / "python"), "-c",
          "import trusis.rules as r; print(r.compiled(), r.__file__)"],

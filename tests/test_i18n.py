@@ -160,7 +160,7 @@ def test_the_pages_strings_have_the_same_keys_placeholders_and_plurals_in_each_l
 def test_the_moderation_page_says_every_audit_action_in_each_language() -> None:
     """The page shows each line's action translated (`mod.action_*`), the lines written
     before lifts said what they lifted included (`lift`)."""
-    from trusis.server.audit import AuditAction
+    from trusis.server.data.audit import AuditAction
 
     for lang in ("en", "fr", "it"):
         strings = _web(lang)

@@ -108,7 +108,7 @@ def layer(name: str) -> int:
 def test_the_graph_is_read() -> None:
     edges = graph()
     assert "trusis.rules.engine" in edges["trusis.table.table"]
-    assert "trusis.rules.views" in edges["trusis.server.room"]
+    assert "trusis.rules.views" in edges["trusis.server.tables.room"]
     # An import inside a function counts (play/endgame.py imports the stats there).
     assert "trusis.stats.tables" in edges["trusis.play.endgame"]
 
@@ -136,3 +136,121 @@ def test_the_layers_are_the_readme_s_table() -> None:
     assert [folder for folder in order if folder != "web"] == list(LAYERS)
     assert sorted(p.name for p in (SRC / PACKAGE).iterdir()
                   if p.is_dir() and (p / "__init__.py").exists()) == sorted(LAYERS)
+
+
+SERVER_FOLDERS = ("errors", "monitoring", "data", "limits", "moderation", "players",
+                  "notifications", "connections", "tables", "cluster", "api", "config",
+                  "lifecycle", "app", "cli")
+"""The server package's rooms from the bottom up (docs/architecture.md, "The server's folders"):
+a module imports only from its own folder or those below it. `errors` (the lobby's refusals)
+is at the bottom; `config`, `lifecycle`, `app` and `cli` put the server together at the top."""
+
+SERVER_TOP_LEVEL_AT_MOST = 15
+"""Issue 36: 82 modules side by side was where a newcomer got lost."""
+
+
+def server_folder(name: str) -> int:
+    """A server module's place in SERVER_FOLDERS: its folder, or its own name at the top."""
+    return SERVER_FOLDERS.index(name.split(".")[2])
+
+
+def test_the_server_s_folders_import_downward_only() -> None:
+    """Issue 36: folders by concern, imports one way."""
+    server = {name: targets for name, targets in graph().items()
+              if name.startswith("trusis.server.")}
+    upward = sorted(
+        f"{name} imports {target}"
+        for name, targets in server.items() for target in targets
+        if target.startswith("trusis.server.") and server_folder(target) > server_folder(name)
+    )
+    assert upward == []
+
+
+def test_the_server_s_folders_are_few_and_named() -> None:
+    """Every folder of SERVER_FOLDERS is there with a docstring that says what is inside,
+    and at most SERVER_TOP_LEVEL_AT_MOST modules stand at the top of the server package."""
+    server = SRC / PACKAGE / "server"
+    top = sorted(p.name for p in server.iterdir() if p.suffix == ".py")
+    assert len(top) <= SERVER_TOP_LEVEL_AT_MOST, top
+    folders = sorted(p.name for p in server.iterdir()
+                     if p.is_dir() and (p / "__init__.py").exists())
+    assert sorted(f for f in SERVER_FOLDERS if (server / f).is_dir()) == folders
+    assert sorted([*folders, *(p.removesuffix(".py") for p in top if p != "__init__.py")]) \
+        == sorted(SERVER_FOLDERS)
+    for folder in folders:
+        init = server / folder / "__init__.py"
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), folder
+
+
+STATUS_MACHINE = "trusis.server.tables.status"
+NOT_A_TABLE_S_STATUS = {"trusis.server.errors"}
+"""`LobbyError.status` is a refusal's HTTP status, not a table's."""
+
+
+def test_only_the_status_machine_changes_a_table_s_status() -> None:
+    """Issue 36: a room's status was assigned in 7 places across 6 modules; now only
+    tables/status.py changes it (`Room.status` reads `Room.life`). Any assignment to an
+    attribute named `status` elsewhere in the server is one more place."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("trusis.server.") or name == STATUS_MACHINE \
+                or name in NOT_A_TABLE_S_STATUS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            found += [f"{name}:{node.lineno}" for t in targets
+                      if isinstance(t, ast.Attribute) and t.attr in ("status", "_status")]
+    assert found == []
+    machine = modules()[STATUS_MACHINE].read_text(encoding="utf-8")
+    assert "self._status = " in machine  # the test reads what it means to
+
+
+def third_party(path: Path) -> set[str]:
+    """The top-level names of the modules outside the package that a file imports."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_only_the_data_package_speaks_sql() -> None:
+    """Issue 36, rows behind the data layer: no server module outside data/ imports
+    SQLAlchemy or the table definitions (data/schema.py); they ask data/'s query groups.
+    Nor does the command line (cli/): `trusis admin` asks data/overview.py."""
+    known = modules()
+    outside = {name: path for name, path in known.items()
+               if name.startswith(("trusis.server.", "trusis.cli."))
+               and not name.startswith("trusis.server.data")}
+    assert "trusis.server.api.moderation" in outside and "trusis.cli.admin" in outside
+    speaking = sorted(name for name, path in outside.items() if "sqlalchemy" in third_party(path))
+    assert speaking == [], "import sqlalchemy outside server/data/"
+    edges = graph()
+    schema_readers = sorted(name for name in outside if "trusis.server.data.schema" in edges[name])
+    assert schema_readers == [], "import data/schema.py outside server/data/"
+
+
+def untyped_rows() -> set[str]:
+    """`module.function` of every public function or method of server/data/ whose return
+    annotation holds `dict[str, Any]`."""
+    found = set()
+    for path in sorted((SRC / PACKAGE / "server" / "data").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
+                    and not node.name.startswith("_") and node.returns is not None \
+                    and "dict[str, Any]" in ast.unparse(node.returns):
+                found.add(f"{path.stem}.{node.name}")
+    return found
+
+
+def test_the_data_package_answers_typed_rows() -> None:
+    """Issue 36: rows come back typed, so a reader names a column the table has (the last
+    eight, the games' rows and a player's data download, became TypedDicts: data/rows.py,
+    data/personal.py). A new query answers a dataclass or a TypedDict."""
+    assert untyped_rows() == set(), "a query answering dict[str, Any]"

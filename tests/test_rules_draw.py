@@ -20,7 +20,7 @@ from trusis import Action, apply, view
 from trusis.bots.driver import _FORBIDDEN
 from trusis.rules.actions import STAFF_DRAW
 from trusis.rules.errors import IllegalAction, RecordError
-from trusis.server.commands import NOT_COMMANDS
+from trusis.server.tables.commands import NOT_COMMANDS
 
 DEAL = ["TRUSIS", "HUMAN", "SWEEPER", "BUTCHER", "HUMAN"]
 

@@ -12,13 +12,13 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from trusis.server.answers import CommandAnswer
 from trusis.server.cluster.messages import Reply, decode, encode
-from trusis.server.commands import numbered
-from trusis.server.lobby_state import LobbyState
-from trusis.server.options import TableOptions
-from trusis.server.room import Room
-from trusis.server.store import Store
+from trusis.server.data.store import Store
+from trusis.server.tables.answers import CommandAnswer
+from trusis.server.tables.commands import numbered
+from trusis.server.tables.lobby_state import LobbyState
+from trusis.server.tables.options import TableOptions
+from trusis.server.tables.room import Room
 
 PROTOCOL_DOC = Path(__file__).resolve().parents[1] / "docs/protocol.md"
 

@@ -9,9 +9,9 @@ from typing import Any
 import orjson
 import pytest
 
-from trusis.server import clients
-from trusis.server.clients import QUEUE_LIMIT, Client
-from trusis.server.limits import Limits
+from trusis.server.connections import clients
+from trusis.server.connections.clients import QUEUE_LIMIT, Client
+from trusis.server.limits.settings import Limits
 
 
 class SlowSocket:

@@ -11,7 +11,10 @@ the one that writes the table closes it and the others' connections hear it too.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,14 @@ from websockets.exceptions import ConnectionClosed
 
 from clusterproc import Cluster
 from serverplay import Conn
-from serverproc import Guest, ServerProcess, drop_database, new_database, running_server
+from serverproc import (
+    Guest,
+    ServerProcess,
+    drop_database,
+    new_database,
+    postgres_available,
+    running_server,
+)
 
 OPEN_PER_PLAYER = 2  # the bound this module's server runs with (`--limit`)
 
@@ -39,10 +49,11 @@ def close(guest: Guest | httpx.Client, table_id: str) -> httpx.Response:
     return http.post(f"/api/tables/{table_id}/close")
 
 
-def turned_away(server: ServerProcess, table_id: str, token: str) -> tuple[int | None, str]:
+def turned_away(server: ServerProcess, table_id: str, token: str,
+                invite: str | None = None) -> tuple[int | None, str]:
     """A connection opened now (the link followed later): how the server ends it."""
     try:
-        conn = Conn(server, table_id, token)
+        conn = Conn(server, table_id, token, invite=invite)
     except ConnectionClosed as closed:  # ended before its `hello` went out
         assert closed.rcvd is not None
         return closed.rcvd.code, closed.rcvd.reason
@@ -91,7 +102,8 @@ def test_D51_the_host_closes_a_waiting_table_and_everyone_at_it_is_told(
         assert frame is not None and frame["id"] == tid and frame["host"]["name"] == "Ann"
 
     assert tid not in mine(bob) and tid not in mine(ann)
-    for guest, query in ((bob, {}), (ann, {}), (eve, {"invite": invite})):  # the invite link
+    # Its host, and its players and watchers by its link (D66: not a stranger without it).
+    for guest, query in ((bob, {"invite": invite}), (ann, {}), (eve, {"invite": invite})):
         gone = guest.http.get(f"/api/tables/{tid}", params=query)
         assert refused(gone) == (410, "table_closed"), gone.text
         assert gone.json()["params"] == {"table": tid}
@@ -100,7 +112,7 @@ def test_D51_the_host_closes_a_waiting_table_and_everyone_at_it_is_told(
                                  params={"invite": invite})) == (410, "table_closed")
     assert refused(close(ann, tid)) == (410, "table_closed")  # a second click
 
-    assert turned_away(server, tid, bob.token) == (4410, "table_closed")  # opened later
+    assert turned_away(server, tid, bob.token, invite) == (4410, "table_closed")  # opened later
 
     # His seat there is gone: he sits at another table as anyone would.
     other = eve.create(name="Elsewhere", seats=5)["id"]
@@ -214,4 +226,80 @@ def test_D51_in_a_cluster_the_writer_closes_and_every_process_tells_its_own(
     for server in (a, b):
         assert turned_away(server, tid, bob.token) == (4410, "table_closed")
     for guest in (ann, bob):
+        guest.close()
+
+
+def _join_racing(server: ServerProcess, table_id: str, token: str, invite: str | None,
+                 go: threading.Event, delay: float) -> tuple[int | None, str, bool]:
+    """One join of a race: its close code and reason, and whether it was told the table's
+    `closed` status in a frame before the close (or refused before it ever saw the table)."""
+    go.wait(10)
+    time.sleep(delay)
+    try:
+        conn = Conn(server, table_id, token, invite=invite)
+    except ConnectionClosed as closed:  # turned away before its `hello` went out
+        assert closed.rcvd is not None
+        return closed.rcvd.code, closed.rcvd.reason, True
+    code, reason = conn.ending(20)
+    opened = [m for m in conn.messages if m["type"] in ("welcome", "table")]
+    told = not opened or (opened[-1].get("table") or {}).get("status") == "closed"
+    return code, reason, told
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_D51_every_join_racing_a_close_ends_with_4410(kind: str, tmp_path: Path) -> None:
+    """Issue 38: 6 of 25 joins racing a close ended without the 4410 close. Each join,
+    whichever side of the close it lands on, ends with 4410 `table_closed`, and one that
+    saw the table saw it closed last."""
+    if kind == "postgresql" and not postgres_available():
+        pytest.skip("PostgreSQL is not available (TRUSIS_TEST_POSTGRES)")
+    with running_server(kind, tmp_path) as server:
+        _race_a_close(server)
+
+
+def _race_a_close(server: ServerProcess) -> None:
+    ann = Guest(server.url, "Ann")
+    made = ann.create(name="Raced", seats=10, private=True)
+    tid, invite = made["id"], made["invite"]
+    guests = [Guest(server.url, f"Racer{i}") for i in range(5)]
+    for guest in guests[:3]:  # players at it (back by "Your games": no invite, D48) ...
+        guest.sit(tid, invite=invite)
+    links = [None] * 3 + [invite] * 2  # ... and people watching it by its link
+    go = threading.Event()
+    with ThreadPoolExecutor(26) as pool:
+        # Spread over the close: some land before it, some during, some after.
+        joins = [pool.submit(_join_racing, server, tid, g.token, links[i], go, 0.02 * (i + 5 * k))
+                 for i, g in enumerate(guests) for k in range(5)]
+        closing = pool.submit(lambda: (go.wait(10), time.sleep(0.2), close(ann, tid))[2])
+        go.set()
+        assert closing.result(30).status_code == 200
+        ends = [j.result(60) for j in joins]
+    assert [e for e in ends if e != (4410, "table_closed", True)] == [], ends
+    for guest in (ann, *guests):
+        guest.close()
+
+
+def test_D66_a_closed_private_table_is_as_hidden_from_strangers_as_an_open_one(
+        server: ServerProcess) -> None:
+    """Issue 38: a stranger (no invite, never its host) got 404 from an open private table
+    and 410 from a closed one: the table's existence leaked. Both answer 404 now; its host
+    and its link still hear that it was closed."""
+    ann, eve = Guest(server.url, "Ann"), Guest(server.url, "Eve")
+    made = ann.create(name="Hidden", seats=5, private=True)
+    tid, invite = made["id"], made["invite"]
+    open_answer = eve.http.get(f"/api/tables/{tid}")
+    assert refused(open_answer) == (404, "no_such_table")
+    assert turned_away(server, tid, eve.token) == (4404, "no such table")
+    assert close(ann, tid).status_code == 200
+    closed_answer = eve.http.get(f"/api/tables/{tid}")
+    assert refused(closed_answer) == refused(open_answer)
+    assert closed_answer.json()["message"] == open_answer.json()["message"]
+    assert refused(eve.http.post(f"/api/tables/{tid}/seats", json={})) == \
+        (404, "no_such_table")
+    assert turned_away(server, tid, eve.token) == (4404, "no such table")
+    # Its host, and anyone with its link, still learn that it was closed.
+    assert refused(ann.http.get(f"/api/tables/{tid}")) == (410, "table_closed")
+    assert refused(eve.http.get(f"/api/tables/{tid}", params={"invite": invite})) == \
+        (410, "table_closed")
+    for guest in (ann, eve):
         guest.close()

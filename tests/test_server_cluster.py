@@ -254,7 +254,16 @@ def test_redis_restarted_in_a_game_every_client_ends_with_its_whole_stream(
     play(game, lambda: finished(game), limit=180)
     problems = check(cluster, game)
     assert problems == [], "\n".join(problems[:20])
-    assert cluster.health(0)["redis"] == "ok" and cluster.health(1)["redis"] == "ok"
+    # Both say Redis is back. A process busy finishing the game may leave a ping unread for
+    # `down_after` and say "down" for a beat (cluster/bus.py): what counts is that it comes back.
+    healths: list[tuple[str, str]] = []
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        healths.append((cluster.health(0)["redis"], cluster.health(1)["redis"]))
+        if healths[-1] == ("ok", "ok"):
+            break
+        time.sleep(0.5)
+    assert healths[-1] == ("ok", "ok"), healths
 
 
 def test_accounts_the_lobby_and_every_page_answer_alike_on_either_process(

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from trusis.server import schema
-from trusis.server.store import Store
+from trusis.server.data import schema
+from trusis.server.data.store import Store
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""What one address may hold open, and how long a request may take (connections.py).
+"""What one address may hold open, and how long a request may take (limits/connections.py).
 
 Found on loopback: one script opened 1,100 connections that never sent a byte; under
 systemd's default limit of 1,024 open files the server then turned the next visitor away,
@@ -27,7 +27,7 @@ CAP = 3
 REQUEST_SECONDS = 1.0
 LIMITS = ["--limit", f"connections_per_address={CAP}",
           "--limit", f"request_seconds={REQUEST_SECONDS}"]
-HEALTH = b"GET /api/health HTTP/1.1\r\nHost: trusis\r\n\r\n"
+HEALTH = b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n"
 
 
 @pytest.fixture
@@ -163,7 +163,7 @@ def test_a_request_answered_before_its_body_came_does_not_free_the_connection_fr
     body after it left the connection with no deadline at all; half a next request then
     held it for good."""
     with opened(server, "127.0.0.2") as sock:
-        sock.sendall(b"POST /api/tables HTTP/1.1\r\nHost: trusis\r\nOrigin: http://evil.example"
+        sock.sendall(b"POST /api/tables HTTP/1.1\r\nHost: localhost\r\nOrigin: http://evil.example"
                      b"\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n")
         assert answer(sock)[0] == 403
         time.sleep(0.3)
@@ -179,7 +179,7 @@ def test_a_pipelined_request_whose_body_trickles_is_cut(server: ServerProcess) -
     """Found by a review: a second request sent with the first, its body one byte a second,
     had no deadline once the first was answered."""
     with opened(server, "127.0.0.2") as sock:
-        sock.sendall(HEALTH + b"POST /api/guest HTTP/1.1\r\nHost: trusis\r\nContent-Type: "
+        sock.sendall(HEALTH + b"POST /api/guest HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                      b"application/json\r\nContent-Length: 40\r\n\r\n")
         assert answer(sock)[0] == 200
         started = time.monotonic()
@@ -202,7 +202,7 @@ def test_an_upgrade_that_websockets_cannot_read_is_answered_and_closed(
     """Found by a review: an upgrade's head that websockets refuses (a body, a header over
     8 KiB) was never answered nor closed, and held its connection for good."""
     with opened(server, "127.0.0.2") as sock:
-        sock.sendall(b"GET /ws/tables/x HTTP/1.1\r\nHost: trusis\r\nUpgrade: websocket\r\n"
+        sock.sendall(b"GET /ws/tables/x HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
                      b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                      b"Sec-WebSocket-Version: 13\r\n" + extra + b"\r\n")
         assert answer(sock)[0] == 400
@@ -221,7 +221,7 @@ def budgeted(tmp_path: Path) -> Iterator[ServerProcess]:
 
 def test_an_address_over_its_budget_of_requests_is_told_when_to_come_back(
         budgeted: ServerProcess) -> None:
-    """budget.py: one connection answered 5,000 pipelined requests in a second, and an
+    """limits/http_budget.py: one connection answered 5,000 pipelined requests in a second, and an
     address with many connections took the server's CPU for itself."""
     transport = httpx.HTTPTransport(local_address="127.0.0.2")
     with httpx.Client(transport=transport, timeout=5, base_url=budgeted.url) as http:

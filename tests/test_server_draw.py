@@ -38,12 +38,12 @@ from serverproc import (
     postgres_available,
     running_server,
 )
-from trusis.server import schema
+from trusis.server.data import schema
+from trusis.server.data.staff import grant as grant_role
+from trusis.server.data.store import Store
 from trusis.server.errors import LobbyError
-from trusis.server.room import Room
-from trusis.server.staff import grant as grant_role
-from trusis.server.store import Store
-from trusis.server.stuck import end_on_owner
+from trusis.server.tables.room import Room
+from trusis.server.tables.stuck import end_on_owner
 
 KINDS = ["sqlite", "postgresql"]
 
@@ -257,6 +257,9 @@ def test_D38_in_a_cluster_the_draw_reaches_the_owner_from_the_other_process(
         offline = admin(b, "draw", table["id"])
         assert offline.returncode == 2
         assert offline.stderr.startswith("error: owned: ") and "process 'a#" in offline.stderr
+        # Refused: the audit log (the moderation page) says no draw happened (issue 38).
+        lines = ops.get("/api/moderation/audit").json()["log"]
+        assert [x for x in lines if x["action"].startswith("draw")] == [], lines
         if via == "api":
             done = ops.post(f"/api/admin/tables/{table['id']}/draw", json={"reason": "x"})
             assert done.status_code == 200, done.text

@@ -1,4 +1,4 @@
-"""One connection's burst of frames does not hold up the others (ws.py, transport.py).
+"""One connection's burst of frames does not hold up the others (api/websocket.py, transport.py).
 
 Found on loopback: one client wrote 60,000 pings (1.2 MB) at once. One read of its socket
 brought 256 KiB of them, uvicorn parsed and queued all 12,000 at once, and the server
@@ -24,7 +24,7 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 
 from serverproc import Guest, ServerProcess, hello, running_server
-from trusis.server.inflow import PIECE
+from trusis.server.connections.inflow import PIECE
 
 BURST = 60_000
 RECV_SECONDS = 15

@@ -45,7 +45,9 @@ def test_the_database_and_the_secret_key_are_private(
         key = folder / "secret.key"
         assert mode(key) == 0o600 and len(key.read_text("utf-8").strip()) >= 48
         assert mode(folder) == 0o700
-        assert [p.name for p in folder.iterdir()] == ["secret.key"]  # no temporary left
+        # The VAPID key (issue 37) is made at start-up too, as private as the secret key.
+        assert sorted(p.name for p in folder.iterdir()) == ["secret.key", "vapid.pem"]
+        assert mode(folder / "vapid.pem") == 0o600  # and no temporary left
         files = [database, *(database.with_name(database.name + x) for x in ("-wal", "-shm"))]
         for path in files:
             if path.exists():

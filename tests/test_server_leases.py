@@ -1,4 +1,4 @@
-"""Leases and fencing numbers on the machine's PostgreSQL (issue 13: server/cluster/lease.py).
+"""Leases and fencing numbers on the machine's PostgreSQL (issue 13: data/leases.py).
 
 The store's fenced append is the guarantee behind a stalled owner: whatever it
 still has in memory, it can store nothing once another process has taken its
@@ -20,12 +20,12 @@ import pytest_asyncio
 from sqlalchemy import select, update
 
 from serverproc import drop_database, new_database, postgres_available
-from trusis.server import schema
-from trusis.server import store as store_module
-from trusis.server.cluster.keeper import Keeping
-from trusis.server.cluster.lease import Leases
+from trusis.server.cluster.keeper import Keeper
 from trusis.server.config import normalise_database_url
-from trusis.server.store import LeaseLost, Store
+from trusis.server.data import schema
+from trusis.server.data import store as store_module
+from trusis.server.data.leases import Leases
+from trusis.server.data.store import LeaseLost, Store
 
 pytestmark = pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL")
 
@@ -177,22 +177,43 @@ async def test_a_migration_longer_than_the_transaction_limit_still_starts(
         await asyncio.to_thread(drop_database, url)
 
 
-class _Beating(Keeping):
+class _Redis:
+    """A Redis that always answers (the beat pings it first)."""
+
+    up = True
+
+    def beat(self) -> None:
+        return None
+
+
+class _Up:
+    """Nothing is cut off (aside.py's answer while both links answer)."""
+
+    cut = None
+
+    def unreachable(self) -> None:
+        return None
+
+    def serve_again(self) -> None:
+        return None
+
+
+def beating(store: Store, leases: Leases) -> tuple[Keeper, list[tuple[str, int]]]:
     """A node's beat (cluster/keeper.py) with no game in memory, whose first taking over
-    fails as a read-back can (the database busy, the process starting)."""
+    fails as a read-back can (the database busy, the process starting); and its tries."""
+    tries: list[tuple[str, int]] = []
 
-    def __init__(self, store: Store, leases: Leases) -> None:
-        self.store, self.leases = store, leases
-        self.rooms: dict[str, Any] = {}
-        self.tick, self.renewed_at = 1.0, 0.0
-        self.idle_since: dict[str, float] = {}
-        self.untaken: dict[str, int] = {}
-        self.tries: list[tuple[str, int]] = []
-
-    async def _take(self, table_id: str, fence: int) -> None:
-        self.tries.append((table_id, fence))
-        if len(self.tries) == 1:
+    async def take(table_id: str, fence: int) -> None:
+        tries.append((table_id, fence))
+        if len(tries) == 1:
             raise RuntimeError("the game could not be read back")
+
+    async def catch_up(_room: Any) -> None:
+        return None
+
+    keeper = Keeper(store, leases, _Redis(), {}, {}, 1.0, _Up(),  # type: ignore[arg-type]
+                    take, catch_up, lambda _room: None, lambda _work: None)
+    return keeper, tries
 
 
 @pytest.mark.asyncio
@@ -201,13 +222,14 @@ async def test_a_game_whose_taking_over_failed_is_taken_again_at_the_next_beat(
     """A lease taken over is renewed from then on: a failed read-back must be tried again,
     or the renewals keep the game's lease alive with nobody running it (the stall issue 20
     found with a process restarted under its old name)."""
-    a, b = Leases(store, "a", 5.0), _Beating(store, Leases(store, "b", 5.0))
+    a = Leases(store, "a", 5.0)
+    b, tries = beating(store, Leases(store, "b", 5.0))
     await new_table(store, "t1")
     await a.create("t1")
     await expire(store, "t1")
     await b._beat(1)  # takes the lease (fencing number 2), and fails to run the game
-    assert b.tries == [("t1", 2)] and b.untaken == {"t1": 2}
+    assert tries == [("t1", 2)] and b.untaken == {"t1": 2}
     await b._beat(2)
-    assert b.tries == [("t1", 2), ("t1", 2)] and b.untaken == {}
+    assert tries == [("t1", 2), ("t1", 2)] and b.untaken == {}
     await b._beat(3)  # taken: not again
-    assert len(b.tries) == 2
+    assert len(tries) == 2

@@ -245,7 +245,7 @@ def test_chat_after_the_end_is_capped(server: ServerProcess) -> None:
             if conn.view and "pass" in conn.legal():
                 conn.send(do="pass")
     assert conns[0].view is not None and conns[0].view["status"] == "finished"
-    time.sleep(2.5)  # the passes above spent the per-player command budget (ratelimit.py)
+    time.sleep(2.5)  # the passes above spent the per-player command budget (limits/buckets.py)
     answers = [conns[0].command(do="say", text=f"gg {i}") for i in range(6)]
     assert [a["type"] for a in answers] == ["ack"] * 5 + ["refused"], answers
     assert answers[5]["code"] == "chat_limit" and "5" in answers[5]["message"]
@@ -284,7 +284,7 @@ def test_replay_and_summary_are_built_once(server: ServerProcess) -> None:
 def test_the_shipped_estimates_are_the_labs() -> None:
     """The standard set's estimates shipped with the server (tools/balance_standard.py)
     are what the balance lab computes: the same seed, bots and number of games."""
-    from trusis.server.balance import estimate, key_of, standard_estimates
+    from trusis.server.tables.balance import estimate, key_of, standard_estimates
 
     shipped = standard_estimates(200)
     assert sorted(int(json.loads(k)[0]) for k in shipped) == list(range(5, 31))

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from serverproc import ServerProcess, postgres_available, running_server
-from trusis.server.passwords import QUEUE
-from trusis.server.throttle import ADDRESS_LOGINS, PAIR_FIRST_DELAY, PAIR_FREE, REGISTRATIONS
+from trusis.server.limits.logins import ADDRESS_LOGINS, PAIR_FIRST_DELAY, PAIR_FREE, REGISTRATIONS
+from trusis.server.players.passwords import QUEUE
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not postgres_available(), reason="no PostgreSQL at TRUSIS_TEST_POSTGRES"))]

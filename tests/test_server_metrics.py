@@ -230,3 +230,30 @@ def test_bad_metrics_and_log_options_are_refused_before_anything_starts(
                           env=dict(os.environ, COLUMNS="200", NO_COLOR="1", TERM="dumb"))
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not (tmp_path / "never.db").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process metrics read /proc")
+def test_process_metrics_are_the_serving_process_own(metered: tuple[ServerProcess, int]) -> None:
+    """Issue 38: CPU seconds, resident memory, open file descriptors and the start time, as
+    every Prometheus exporter serves them, and they are the server's, not the scraper's."""
+    server, port = metered
+    assert server.proc is not None
+    got = scrape(port)
+    for name in ("process_cpu_seconds_total", "process_resident_memory_bytes",
+                 "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
+                 "process_start_time_seconds"):
+        assert name in got, name
+    assert got["process_cpu_seconds_total"] > 0
+    assert got["process_resident_memory_bytes"] > 10 * 2**20  # a Python server, not nothing
+    assert abs(got["process_open_fds"] - len(os.listdir(f"/proc/{server.proc.pid}/fd"))) <= 3
+    # The start time is the server process's (started for this test), not the test runner's.
+    assert abs(got["process_start_time_seconds"] - _started(server.proc.pid)) < 1
+    assert got["process_start_time_seconds"] > _started(os.getpid())
+
+
+def _started(pid: int) -> float:
+    """A process's start, in seconds since the epoch, from /proc (boot time + ticks)."""
+    boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                if line.startswith("btime "))
+    ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    return boot + ticks / os.sysconf("SC_CLK_TCK")

@@ -397,3 +397,45 @@ def test_a_ban_frees_a_waiting_room_seat_and_a_mute_says_until_when(
         assert answer["params"]["until"] == pytest.approx(muted["until"])
     finally:
         table.close()
+
+
+def test_a_reports_excerpt_keeps_each_writers_name_its_time_and_its_replay_step(
+        server: ServerProcess) -> None:
+    """Issue 38: a report's excerpt named each line's seat by its holder when read: Bob's
+    own lines, once a bot played his seat, read "Bob (bot)" (the seat's name now), and no
+    line said when it was written. Each line now keeps its writer's name then — Bob for
+    his, "Bob (bot)" for the bot's —, its time, and the step of the replay (everything
+    revealed) just after it, whose last action is that very line."""
+    mod, _ = account(server.url, "Mod")
+    grant(server, "Mod", "moderator")
+    table = people(server, 5)
+    try:
+        before = time.time()
+        assert command(table.conns[2], do="say", text="B-own-line")["type"] == "ack"
+        assert command(table.conns[2], do="leave")["type"] == "ack"
+        host = table.guests[1].http
+        handed = host.post(f"/api/tables/{table.id}/seats/2/replace", json={"by": "bot"})
+        assert handed.status_code in (200, 201), handed.text
+        table.barrier()
+        assert command(table.conns[3], do="say", text="C-line-after")["type"] == "ack"
+        table.barrier()
+        after = time.time()
+        filed = table.guests[3].http.post(f"/api/tables/{table.id}/reports",
+                                          json={"seat": 2, "reason": "rude"})
+        assert filed.status_code == 201, filed.text
+        report = mod.get("/api/moderation/reports").json()["reports"][0]
+        assert report["seats"]["2"] == "Bob (bot)"  # the seat's holder now ...
+        lines = {line["text"]: line for line in report["chat"]}
+        assert lines["B-own-line"]["name"] == "Bob"  # ... but the line is Bob's own
+        assert lines["C-line-after"]["name"] == "Cid"
+        for line in lines.values():
+            assert before <= line["t"] <= after
+        assert all(line["name"] == "Bob (bot)" for line in report["chat"]  # the bot's own
+                   if line["from"] == 2 and line["text"] != "B-own-line")
+        steps = [lines[t]["step"] for t in ("B-own-line", "C-line-after")]
+        assert 1 <= steps[0] < steps[1]  # Bob's line, his leave, the hand-over, Cid's line
+        hosts = host.get(f"/api/tables/{table.id}/reports").json()["reports"]
+        assert [line["name"] for line in hosts[0]["chat"] if line["text"] == "B-own-line"] \
+            == ["Bob"]
+    finally:
+        table.close()

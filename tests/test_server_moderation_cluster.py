@@ -65,3 +65,51 @@ def test_mute_and_ban_on_a_hold_on_b(two_processes: Cluster) -> None:
         assert seats[1]["kind"] == "bot", seats  # handed over by b, the owner
     finally:
         conn.close()
+
+
+def test_D71_a_line_hidden_on_a_is_gone_at_once_from_a_page_on_b(
+        two_processes: Cluster) -> None:
+    """A hide given on process a reaches the pages process b serves over the bus (the
+    `line_hidden` message): they read the chat again, the placeholder in the line's place,
+    and the unhide brings it back."""
+    a, b = two_processes.servers
+    mod, _ = account(a.url, "Mod")
+    grant(a, "Mod", "moderator")
+    host = Guest(b.url, "Host")
+    cid = Guest(b.url, "Cid")
+    table = host.create(seats=5, day_seconds=3600, night_seconds=1800)["id"]
+    host.sit(table)
+    assert cid.sit(table) == 2
+    host.bots(table, 3)
+    host.start(table)
+    reader = Conn(b, table, host.token).open()  # on b, the game's owner
+    writer = Conn(b, table, cid.token).open()
+    watching = Conn(a, table, "", headers={  # staff, on a: told each line's step
+        "Cookie": f"trusis_session={mod.cookies.get('trusis_session')}"}).open()
+    try:
+        troll = "TROLL-cluster-4b1"
+        assert command(writer, do="say", text=troll)["type"] == "ack"
+        watching.until(lambda c: any(e["params"].get("text") == troll for e in c.events), 10)
+        step = next(e["params"]["line"] for e in watching.events
+                    if e["params"].get("text") == troll)
+        reader.barrier()
+        mark = reader.mark()
+        hid = mod.post(f"/api/moderation/tables/{table}/chat/game/{step}",
+                       json={"reason": "insults"})
+        assert hid.status_code == 201, hid.text
+        reader.until(lambda c: any(m["type"] == "snapshot" for m in c.since(mark)), 10)
+        kinds = [m["type"] for m in reader.since(mark) if m["type"] != "table"]
+        assert kinds[:2] == ["line_hidden", "snapshot"], kinds
+        chat = next(m for m in reader.since(mark) if m["type"] == "snapshot")["view"]["chat"]
+        assert any(x.get("hidden") and x["text"] == "(hidden by a moderator)" for x in chat)
+        assert troll not in "".join(reader.frames[mark:])
+        mark = reader.mark()
+        shown = mod.delete(f"/api/moderation/tables/{table}/chat/game/{step}",
+                           params={"reason": "a quote"})
+        assert shown.status_code == 200, shown.text
+        reader.until(lambda c: any(m["type"] == "snapshot" for m in c.since(mark)), 10)
+        chat = next(m for m in reader.since(mark) if m["type"] == "snapshot")["view"]["chat"]
+        assert any(x["text"] == troll and "hidden" not in x for x in chat)
+    finally:
+        for conn in (reader, writer, watching):
+            conn.close()

@@ -135,7 +135,7 @@ def test_D20_arabic_indic_digits_circles_and_double_letters_look_alike(real: str
     digits drawn as "l" and "o" but not the Arabic-Indic ones, makes the white circle a
     degree sign (then dropped as a sign), has no entry for a Georgian capital drawn as "S",
     and folds "m" to "rn" but not "w" to "vv". Names folded both ways now meet them."""
-    from trusis.server.names import look_alike
+    from trusis.server.players.names import look_alike
 
     assert look_alike(real, fake) and look_alike(fake, real)
 
@@ -149,7 +149,7 @@ def test_D20_every_confusable_of_a_latin_letter_or_digit_looks_like_it() -> None
 
     from confusable_homoglyphs.confusables import confusables_data
 
-    from trusis.server.names import look_alike, prototype
+    from trusis.server.players.names import look_alike, prototype
 
     def latin(text: str) -> bool:
         return bool(text) and all(c.isascii() and c.isalnum() for c in text)

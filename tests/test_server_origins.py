@@ -20,7 +20,7 @@ import pytest
 
 from serverplay import bearer, close_code
 from serverproc import Guest, ServerProcess, hello, running_server
-from trusis.server.throttle import ADDRESS_LOGINS
+from trusis.server.limits.logins import ADDRESS_LOGINS
 
 
 @pytest.fixture(scope="module")

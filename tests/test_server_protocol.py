@@ -41,7 +41,7 @@ from serverproc import (
     running_server,
 )
 from trusis.rules.errors import IllegalAction
-from trusis.server.protocol import outbound
+from trusis.server.connections.protocol import outbound
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not postgres_available(), reason="no PostgreSQL at TRUSIS_TEST_POSTGRES"))]
@@ -347,6 +347,24 @@ def test_a_reconnect_in_the_middle_of_a_night_brings_exactly_what_was_missed(
     check_frames([back, fresh, ahead, witness])
     for conn in (back, fresh, ahead, witness):
         conn.close()
+    tab.close()
+
+
+def test_a_last_seq_beyond_a_billion_is_ahead_of_the_stream_and_gets_a_snapshot(
+        server: ServerProcess) -> None:
+    """Issue 38: `last_seq` above 10**9 closed the connection with 4400, where this page
+    promises a snapshot for a number the seat never had. Any whole number a signed 64-bit
+    integer holds is a `last_seq`; beyond it (or negative) the `hello` is invalid."""
+    tab = people(server, 5)
+    for last_seq in (10**9 + 1, 2**53 + 1, 2**63 - 1):
+        ahead = Conn(server, tab.id, tab.guests[2].token, last_seq=last_seq).open()
+        assert [m["type"] for m in ahead.messages if m["type"] in ("events", "snapshot")] \
+            == ["snapshot"], last_seq
+        check_frames([ahead])
+        ahead.close()
+    path = f"/ws/tables/{tab.id}"
+    for last_seq in (2**63, -1):
+        assert close_code(server, path, [hello(last_seq)], bearer(tab.guests[2])) == 4400
     tab.close()
 
 

@@ -14,12 +14,12 @@ import pytest
 
 from serverplay import close_code
 from serverproc import Guest, Player, ServerProcess, running_server
+from trusis.server.connections.protocol import outbound
+from trusis.server.data.store import Store
 from trusis.server.errors import LobbyError
-from trusis.server.hub import Hub
-from trusis.server.options import TableOptions
-from trusis.server.protocol import outbound
-from trusis.server.seat import Reservation, held_for_another, reserved_entry
-from trusis.server.store import Store
+from trusis.server.tables.hub import Hub
+from trusis.server.tables.options import TableOptions
+from trusis.server.tables.seats.seat import Reservation, held_for_another, reserved_entry
 
 
 def _step(p: Player) -> bool:
@@ -249,12 +249,13 @@ def test_who_may_propose_the_host_at_once_a_seats_holder_after_a_minute_D_R1() -
     a seat at the end (a group whose host went to bed goes on); a spectator never."""
     from types import SimpleNamespace
 
+    from trusis.server.data.store import Player
     from trusis.server.errors import LobbyError
-    from trusis.server.rematch import HOST_FIRST_SECONDS, may_propose
-    from trusis.server.store import Player
+    from trusis.server.tables.rematch.offers import HOST_FIRST_SECONDS, may_propose
 
     end = 1_000_000.0
-    lobby = SimpleNamespace(host_id="ann", seat_of=lambda pid: {"ann": 1, "bob": 2}.get(pid))
+    lobby = SimpleNamespace(host_id="ann", seat_of=lambda pid: {"ann": 1, "bob": 2}.get(pid),
+                            options=TableOptions())
     room = SimpleNamespace(status="finished", lobby=lobby,
                            host=SimpleNamespace(table=SimpleNamespace(
                                record=SimpleNamespace(times=[end - 5, end]))))

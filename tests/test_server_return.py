@@ -17,6 +17,8 @@ import pytest
 from clusterproc import Cluster, two_processes  # noqa: F401  (a fixture)
 from serverplay import Conn, people
 from serverproc import Guest, ServerProcess, running_server
+from trusis.stats.scoring import score
+from trusis.table.record import parse_record
 
 GRACE = 5
 
@@ -397,7 +399,9 @@ def test_D29_D43_with_every_person_away_the_bots_keep_the_timers_pace(
     a seat over (an attacker's trial found the game over in seconds there: D43 waited only
     for a seat a bot plays): the departed seat passes by itself (R52) and is awaited too."""
     host, bob = Guest(server.url, "Host"), Guest(server.url, "Bob")
-    table = host.create(seats=5, day_seconds=30, night_seconds=15, grace_seconds=GRACE,
+    # A 60-s day: the hand-over (GRACE and the time to notice) leaves most of it to come back
+    # in; with 30 s, on a loaded machine, the day could run out before the return.
+    table = host.create(seats=5, day_seconds=60, night_seconds=15, grace_seconds=GRACE,
                         bots_take_over=takeover)
     tid = table["id"]
     bob.sit(tid, 1)
@@ -416,7 +420,14 @@ def test_D29_D43_with_every_person_away_the_bots_keep_the_timers_pace(
     watcher.drain(0.3)
     assert watcher.view["status"] == "running" and watcher.view["phase"] == phase, phase
     back = Conn(server, tid, bob.token).open()  # in this day, or the night its timer began
-    assert back.seat == 1 and back.view is not None and back.view["status"] == "running"
+    left = deadline - time.time()
+    # What the returning player is shown first: the game as it stood when they came back.
+    # (Back, they are a person present again: the bots, at pace 0 here, may then vote and
+    # pass at once, and the game may end within the same moment; D43 holds it only while
+    # every person is away.)
+    first = next(m["view"] for m in back.messages if m["type"] in ("snapshot", "events"))
+    assert back.seat == 1 and first["status"] == "running", (
+        f"over {-left:.1f} s after the deadline" if left < 0 else f"over {left:.1f} s early")
     back.close()
     watcher.close()
 
@@ -486,6 +497,11 @@ def test_D52_R53_a_host_cannot_seat_a_second_identity_where_a_connection_dropped
     assert params["seat"] == 2 and params["name"] == "Bob" and params["wait"] == 180
     assert GRACE <= params["away"] < 60 and params["until"] == params["since"] + 180
     assert params["until"] > time.time() + 100
+    # The host's page is told from when (`person_from`, D52), so that it offers the link
+    # only then; nobody else is.
+    seats = host.http.get(f"/api/tables/{tid}").json()["seats"]
+    assert abs(seats[1]["person_from"] - params["until"]) < 1, seats[1]
+    assert "person_from" not in cid.http.get(f"/api/tables/{tid}").json()["seats"][1]
     handed = host.http.post(f"/api/tables/{tid}/seats/2/replace", json={"by": "bot"})
     assert handed.status_code == 200, handed.text  # a bot learns nothing anyone reads
     watcher.until(lambda c: seat_two(c)["bot"], 15)
@@ -496,3 +512,36 @@ def test_D52_R53_a_host_cannot_seat_a_second_identity_where_a_connection_dropped
     watcher.until(lambda c: "returned" in codes(c), 10)
     for each in (back, other, watcher):
         each.close()
+
+
+def test_D50_the_servers_pass_is_not_the_seats_own_in_pass_seconds(
+        server: ServerProcess) -> None:
+    """Issue 38: the pass the server makes for a seat whose grace period ran out (D50)
+    counted in `pass_seconds` as the seat's own pass (docs/statistics.md: its own `pass`
+    only). The record marks it as the server's (`"by": "server"`), and the statistics of the
+    finished game leave it out: a seat that never passed itself has no average."""
+    tab = people(server, 5, grace_seconds=GRACE, bots_take_over=False,
+                 set={"custom": {"TRUSIS": 1}})
+    ann = tab.conns[1]
+    trusis = tab.seat_of("TRUSIS")
+    gone = next(s for s in (5, 4) if s != trusis)
+    assert tab.play(gone, do="vote", target=trusis)["type"] == "ack"
+    tab.conns.pop(gone).vanish()
+    ann.until(lambda c: ("left", {"seat": gone}) in of_seat(c, gone), GRACE + 15)
+    for seat in sorted(tab.conns):  # the others vote the Trusis out: the Humans win
+        if seat != trusis:
+            assert tab.play(seat, do="vote", target=trusis)["type"] == "ack"
+    tab.all_pass([s for s in sorted(tab.conns)])
+    ann.until(lambda c: c.view is not None and c.view["status"] == "finished", 15)
+
+    record = tab.guests[1].http.get(f"/api/tables/{tab.id}/record").json()
+    passes = [a for a in record["actions"] if a.get("seat") == gone and a["do"] == "pass"]
+    assert [a.get("by") for a in passes] == ["server"]
+    # The statistics are a fold over the record (docs/statistics.md): the server's record,
+    # scored as `trusis stats` scores it (`pass_seconds` is limited: not on the end screen).
+    sheets = score(parse_record(record)).players
+    waits = {s: sheets[s].get("pass_seconds") if sheets[s].is_set("pass_seconds") else "-"
+             for s in sheets}
+    assert waits[gone] == "-", waits  # the server passed for it: no pass of its own
+    assert all(waits[s] != "-" for s in tab.conns), waits  # the others' own passes count
+    tab.close()

@@ -32,7 +32,7 @@ BANNED = 4423
 SIGNED_OUT = 4401
 DELETED_CHECK_SECONDS = 5.0
 """The bound docs/deploy.md gives for an operator's deletion to reach a running server
-(`trusis.server.deletions.DELETED_CHECK_SECONDS`)."""
+(`trusis.server.tables.deletions.DELETED_CHECK_SECONDS`)."""
 
 
 @pytest.fixture

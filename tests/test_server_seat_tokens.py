@@ -15,6 +15,7 @@ import httpx
 import pytest
 from fastapi.routing import APIRoute
 
+from modhelp import account, grant
 from serverplay import Conn
 from serverproc import Guest, ServerProcess, running_server
 from trusis.server.app import create_app
@@ -57,7 +58,7 @@ BODIES: dict[str, Any] = {
 
 def fill(path: str, table_id: str) -> str:
     values = {"table_id": table_id, "seat": "2", "player_id": "someone", "lang": "en",
-              "sanction_id": "1", "report_id": "1"}
+              "sanction_id": "1", "report_id": "1", "place": "game", "number": "1"}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
@@ -80,8 +81,9 @@ def test_a_seat_token_plays_its_seat_and_every_other_route_is_refused(
     tried = []
     for method, path in routes():
         for table_id in (tid, other):
-            if method == "GET" and path == "/api/tables/{table_id}" and table_id == tid:
-                continue
+            if method == "GET" and table_id == tid and path in (
+                    "/api/tables/{table_id}", "/api/tables/{table_id}/record"):
+                continue  # its table, and its seat's record (below)
             if path.endswith(("/rematch/accept", "/rematch/decline")):
                 continue  # its own table's rematch only: tests/test_server_rematch.py (D19)
             url = fill(path, table_id)
@@ -113,3 +115,36 @@ def test_a_seat_token_plays_its_seat_and_every_other_route_is_refused(
     again = Conn(server, tid, token).open()  # a new connection of the token: still its seat
     assert again.seat == 2
     again.close()
+
+
+def test_a_program_reads_its_own_seats_record_once_the_game_ended(
+        server: ServerProcess) -> None:
+    """Issue 38: a program had no way to read its own seat's record. Its seat token reads
+    `GET /api/tables/{its table}/record` once the game ended — the seat's copy, with its own
+    whispers and no one else's (R50) — and no other table's."""
+    host = Guest(server.url, "Host")
+    tid = host.create(seats=5, day_seconds=3600)["id"]
+    other = host.create(seats=5)["id"]
+    host.sit(tid, 1)
+    token = host.program(tid, 2)
+    host.bots(tid, 3)
+    host.start(tid)
+    program = httpx.Client(base_url=server.url, timeout=10,
+                           headers={"Authorization": f"Bearer {token}"})
+    conn = Conn(server, tid, token).open()
+    assert conn.command(do="say", text="psst host", to=1)["type"] == "ack"
+    host_conn = Conn(server, tid, host.token).open()
+    assert host_conn.command(do="say", text="psst robo", to=2)["type"] == "ack"
+    running = program.get(f"/api/tables/{tid}/record")
+    assert running.status_code == 403 and running.json()["code"] != "seat_token"
+    ops, _ = account(server.url, "Ops")
+    grant(server, "Ops", "admin")
+    assert ops.post(f"/api/admin/tables/{tid}/draw", json={}).status_code == 200
+    record = program.get(f"/api/tables/{tid}/record")
+    assert record.status_code == 200, record.text
+    said = [a.get("text") for a in record.json()["actions"] if a.get("do") == "say"]
+    assert "psst host" in said and "psst robo" in said
+    refused = program.get(f"/api/tables/{other}/record")
+    assert (refused.status_code, refused.json()["code"]) == (403, "seat_token")
+    conn.close()
+    host_conn.close()

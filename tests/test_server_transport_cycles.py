@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from websockets.asyncio.client import connect
 from websockets.server import ServerProtocol
 
-from trusis.server.transport import COMPRESSIONS, protocol
+from trusis.server.connections.transport import COMPRESSIONS, protocol
 
 
 async def echo(scope: Scope, receive: Receive, send: Send) -> None:

@@ -15,9 +15,9 @@ from uvicorn.server import ServerState
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 
-from trusis.server.inflow import DECODED, FEED, PIECE
-from trusis.server.limits import Limits
-from trusis.server.transport import protocol
+from trusis.server.connections.inflow import DECODED, FEED, PIECE
+from trusis.server.connections.transport import protocol
+from trusis.server.limits.settings import Limits
 
 UNBUDGETED = Limits(frames_per_socket_10s=0)
 """The pacing is tested here with thousands of frames, far past the frame budget, which
@@ -63,7 +63,7 @@ def masked_text(payload: bytes, opcode: int = 0x1) -> bytes:
 
 def keeper(taken: list[str], close_after: int | None = None) -> Any:
     """An app that keeps every text it receives (and closes after `close_after` of them,
-    as ws.py does after 20 malformed frames)."""
+    as api/websocket.py does after 20 malformed frames)."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()  # websocket.connect

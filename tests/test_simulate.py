@@ -77,7 +77,7 @@ def test_cli_table_and_plot(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--players", "4-6"], "--players"),
     (["--players", "x"], "--players"),
-    (["--bots", "clever"], "available: easy, heuristic, normal, random"),
+    (["--bots", "clever"], "available: easy, expert, heuristic, normal, random"),
     (["--bots", "ELVES=random"], "unknown team"),
     (["--set", "custom:ILLUSIONIST=2", "--players", "5"], "Illusionist"),
     (["--set", "custom:WIZARD=1"], "unknown special role"),

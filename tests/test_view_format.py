@@ -23,7 +23,7 @@ from randomgames import Table as Shape
 from trusis import Table
 from trusis.rules.formats import EVENT_PARAMS, EventData, View
 from trusis.rules.i18n import catalogue as messages
-from trusis.server.protocol import view_schema
+from trusis.server.connections.protocol import view_schema
 
 DOCS = Path(__file__).resolve().parent.parent / "docs/protocol.md"
 HEADING = "### The view, field by field"

@@ -30,7 +30,7 @@ pytestmark = needs_chromium
 
 TOLD = {  # err.table_closed, as Bob's page says it
     "fr": "L'hôte a fermé cette table avant le début de la partie",
-    "it": "L'ospite ha chiuso questo tavolo prima dell'inizio della partita",
+    "it": "L'host ha chiuso questo tavolo prima dell'inizio della partita",
 }
 BACK = {"fr": "Retour au salon", "it": "Torna alla sala"}
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from playwright.sync_api import Page
 
+from modhelp import account, grant
 from serverproc import Guest, Player
 from test_web_support import (
     DESKTOP,
@@ -173,6 +174,16 @@ def test_a_question_closes_with_a_note_when_its_phase_ends(server, browser) -> N
             assert body.startswith(target.locator(".seat-name").inner_text()), body
             assert "sweep" not in body.lower(), body
             shot(page, "forgiving-sweep-card-desktop")
+            # Left unread, the card would stay above the end screen, which tells every
+            # role: the end clears a result of an earlier phase (a new user's phone showed
+            # Night 1's sweep over the end). An admin ends the game as a draw (D38).
+            ops, _ = account(server.url, "Ops")
+            grant(server, "Ops", "admin")
+            ended = ops.post(f"/api/admin/tables/{table_id}/draw", json={"reason": "a test"})
+            assert ended.status_code == 200, ended.text
+            page.locator(".endscreen").wait_for(timeout=15000)
+            card.wait_for(state="detached", timeout=5000)
+            ops.close()
             assert not [e for e in watched.errors]
     finally:
         context.close()

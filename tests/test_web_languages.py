@@ -142,3 +142,34 @@ def test_a_limit_of_one_is_said_in_the_singular_in_every_language(server, browse
         assert start_of in said[key], (key, said[key])
     assert w.problems() == []
     context.close()
+
+
+def test_what_your_role_card_says_you_know_is_a_whole_sentence_in_each_language(
+        server, browser) -> None:
+    """A trial on a French phone read "Basil (siège 4): ni Trusis ni Naufragé" under
+    "Vous savez" while the sweep's own card said "Basil (siège 4) : …": the list glued the
+    seat and the fact with an English colon. Each catalogue now writes the whole line
+    (docs/ux.md, "Languages")."""
+    context = browser.new_context(viewport=PHONE)
+    w = Watched(context)
+    page = w.page
+    page.goto(server.url + "/")
+    page.locator("#lang-select").wait_for()
+    said = page.evaluate("""async () => {
+        const i18n = await import('/static/i18n.js');
+        const { roleCard } = await import('/static/rules.js');
+        i18n.setNames([{ seat: 3, name: 'Zoé' }, { seat: 4, name: 'Basil' }]);
+        const view = { role: 'SWEEPER', team: 'HUMAN', status: 'running', known: { 4: 'NEITHER' } };
+        const out = {};
+        for (const lang of ['en', 'fr', 'it']) {
+          await i18n.setLang(lang);
+          out[lang] = roleCard(view, 3).querySelector('.role-known li').textContent;
+        }
+        await i18n.setLang('en');
+        return out;
+    }""")
+    assert said["en"].startswith("◆ Basil (seat 4): neither"), said
+    assert said["fr"].startswith("◆ Basil (siège 4) : ni Trusis"), said
+    assert said["it"].startswith("◆ Basil (posto 4): "), said
+    assert w.problems() == []
+    context.close()

@@ -152,3 +152,29 @@ def test_D48_nothing_of_yours_no_section(server: Any, browser: Any) -> None:
     assert page.locator("section.your-games").is_hidden()
     assert watched.problems() == []
     context.close()
+
+
+def test_a_full_waiting_table_is_listed_as_waiting_for_its_start_with_watch(
+        server: Any, browser: Any) -> None:
+    """A new user saw "waiting for players · 7/7 seats taken" and a Join button: there is
+    nothing to join there, only a start to wait for (issue 38's trial)."""
+    host = Guest(server.url, "Full host")
+    full = host.create(seats=5, name="Every seat taken")["id"]
+    host.sit(full, 1)
+    host.bots(full, 4)
+    room = host.create(seats=5, name="A seat for you")["id"]
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    sign_in(page, server.url, "Looker")
+    row = page.locator(".table-row", has_text="Every seat taken")
+    row.wait_for()
+    assert "waiting for the start" in row.inner_text() and "5/5" in row.inner_text()
+    assert row.locator("a.btn").inner_text() == "Watch"
+    other = page.locator(".table-row", has_text="A seat for you")
+    assert "waiting for players" in other.inner_text()
+    assert other.locator("a.btn").inner_text() == "Join"
+    assert watched.problems() == []
+    context.close()
+    for table in (full, room):
+        host.http.delete(f"/api/tables/{table}")

@@ -6,6 +6,7 @@ room (D34). Screenshots at 1280 and 390 px, in en, fr and it, for a person to lo
 
 from __future__ import annotations
 
+import re
 import time
 
 import httpx
@@ -80,6 +81,14 @@ def test_moderation_page_reports_record_mute_and_audit(server, browser) -> None:
         excerpt = page.locator(".mod-report").nth(1).locator(".report-chat-lines").inner_text()
         assert "you are all idiots" in excerpt and "W23 between us" in excerpt
         assert "W41" not in page.content()  # a whisper between two other seats: never
+        # Issue 38: each line says when it was written, and links to the replay from there.
+        lines = page.locator(".mod-report").nth(1).locator(".report-chat-lines li")
+        assert lines.count() == 3
+        for i in range(3):
+            assert re.fullmatch(r"\d\d:\d\d", lines.nth(i).locator("time").inner_text().strip())
+            href = lines.nth(i).locator("a.chat-replay").get_attribute("href") or ""
+            assert re.fullmatch(rf"/t/{table.id}/replay\?step=\d+", href), href
+        assert lines.nth(0).locator(".chat-who").inner_text().startswith("Bob")
         # Bob's record, a mute, the audit log
         page.locator(".mod-report").nth(1).get_by_role("button", name="Their record").click()
         page.locator("#mod-player-title", has_text="Bob").wait_for()

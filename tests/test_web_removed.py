@@ -32,7 +32,7 @@ from test_web_support import (
 pytestmark = needs_chromium
 
 TOLD = {"fr": "L'hôte vous a retiré de cette table.",  # err.removed, as Bob's page says it
-        "it": "Chi ospita ti ha rimosso da questo tavolo."}
+        "it": "L'host ti ha rimosso da questo tavolo."}
 TITLE = {"fr": "Vous n'êtes plus à cette table", "it": "Non sei più a questo tavolo"}
 BACK = {"fr": "Retour au salon", "it": "Torna alla sala"}
 

@@ -7,12 +7,14 @@ given mid-game shows at once. Screenshots at 1280 and 390 px, in en and fr."""
 from __future__ import annotations
 
 import datetime
+import time
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
 
 from modhelp import grant, sanction
+from serverproc import Guest
 from test_web_support import (
     DESKTOP,
     PHONE,
@@ -140,6 +142,14 @@ def test_a_mute_refusal_says_when_it_ends(server: Any, browser: Any) -> None:
         muted = sanction(mona, me, "mute", "flooding the chat", minutes=30)
         end = datetime.datetime.fromtimestamp(muted["until"], ZoneInfo(ZONE))
         today = end.date() == datetime.datetime.now(ZoneInfo(ZONE)).date()
+        # Issue 38: told at once, with the end and the reason, as a warning is — not only at
+        # the next message the player tries
+        told = page.locator("dialog[open].mute-dialog")
+        told.locator(".report-reason", has_text="flooding the chat").wait_for()
+        assert end.strftime("%H:%M") in told.inner_text(), told.inner_text()
+        shot(page, "sanctions-mute-told-en-1280")
+        told.get_by_role("button").click()
+        told.wait_for(state="detached")
         for code, words, until in (("en", "your messages are refused", "until"),
                                    ("fr", "vos messages sont refusés", "jusqu")):
             page.locator("#lang-select").select_option(code)
@@ -192,3 +202,129 @@ def test_a_warning_shows_mid_game_without_a_reload(server: Any, browser: Any) ->
         assert problems(game) == []
     finally:
         context.close()
+
+
+def test_a_warning_reaches_the_lobby_live_and_is_read_once_across_tabs(
+        server: Any, browser: Any) -> None:
+    """Issue 38: a warning reached a player on the lobby page only at its next load, and
+    every open tab showed it, to be read again in each. Now each lobby tab shows it within
+    its refresh, with no reload, and once read in one tab it closes in the others and
+    stays read."""
+    mona = moderator(server, "Mila")
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB", timezone_id=ZONE)
+    first = Watched(context)
+    try:
+        sign_in(first.page, server.url, "Lou")
+        second = Watched(context)  # the same player's second tab, on the lobby too
+        second.page.goto(server.url + "/")
+        second.page.locator("#tables-title").wait_for()
+        me = first.page.evaluate("() => window.trusis.me.id")
+        loads = [p.evaluate("() => performance.getEntriesByType('navigation').length")
+                 for p in (first.page, second.page)]
+        sanction(mona, me, "warning", "no spam in the lobby, please")
+        dialogs = [p.locator("dialog[open].warning-dialog") for p in (first.page, second.page)]
+        for dialog in dialogs:  # live: within the lobby's refresh, no reload
+            dialog.locator(".report-reason", has_text="no spam in the lobby").wait_for(
+                timeout=15_000)
+        assert [p.evaluate("() => performance.getEntriesByType('navigation').length")
+                for p in (first.page, second.page)] == loads
+        dialogs[0].locator(".btn-primary").click()
+        dialogs[0].wait_for(state="detached")
+        dialogs[1].wait_for(state="detached", timeout=5_000)  # read once: gone everywhere
+        second.page.wait_for_timeout(6_000)  # a lobby refresh later: not shown again
+        assert second.page.locator("dialog[open]").count() == 0
+        second.page.reload()
+        second.page.wait_for_timeout(1_000)
+        assert second.page.locator("dialog[open]").count() == 0
+        assert first.problems() == [] and second.problems() == []
+    finally:
+        context.close()
+
+
+def test_a_mute_is_told_at_once_on_every_open_page(server: Any, browser: Any) -> None:
+    """Issue 38: a mute was told in a dialog on game pages only. The lobby, the profile,
+    "Your games" and the waiting room show it too, with its end and the moderator's reason
+    (D53), without a reload; read in one tab, it closes in the others and is not shown
+    again on a later page."""
+    mona = moderator(server, "Mort")
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB", timezone_id=ZONE)
+    tabs = {"lobby": Watched(context)}
+    try:
+        sign_in(tabs["lobby"].page, server.url, "Tam")
+        me = tabs["lobby"].page.evaluate("() => window.trusis.me.id")
+        tabs["waiting"] = Watched(context)
+        tabs["waiting"].page.goto(server.url + "/")
+        create_table(tabs["waiting"].page, 5)
+        tabs["waiting"].page.locator(".wait-seat.is-free .btn").first.click()
+        tabs["waiting"].page.locator(".wait-seat.is-me").wait_for()
+        tabs["games"] = Watched(context)
+        tabs["games"].page.goto(server.url + "/games")
+        tabs["games"].page.get_by_role("heading", name="Your games", level=1).wait_for()
+        tabs["profile"] = Watched(context)
+        tabs["profile"].page.goto(f"{server.url}/p/{me}")
+        tabs["profile"].page.locator(".profile-facts").wait_for()
+        loads = {k: w.page.evaluate("() => performance.getEntriesByType('navigation').length")
+                 for k, w in tabs.items()}
+        muted = sanction(mona, me, "mute", "shouting in every table", minutes=45)
+        end = datetime.datetime.fromtimestamp(muted["until"], ZoneInfo(ZONE)).strftime("%H:%M")
+        dialogs = {k: w.page.locator("dialog[open].mute-dialog") for k, w in tabs.items()}
+        for where, dialog in dialogs.items():
+            dialog.locator(".report-reason", has_text="shouting in every table").wait_for(
+                timeout=15_000)
+            assert end in dialog.inner_text(), (where, dialog.inner_text())
+            shot(tabs[where].page, f"sanctions-mute-on-{where}-en-1280")
+        assert {k: w.page.evaluate("() => performance.getEntriesByType('navigation').length")
+                for k, w in tabs.items()} == loads  # no reload
+        dialogs["profile"].get_by_role("button").click()
+        for dialog in dialogs.values():  # read once: gone from every tab
+            dialog.wait_for(state="detached", timeout=5_000)
+        tabs["games"].page.wait_for_timeout(6_000)  # a refresh later: not shown again
+        tabs["lobby"].page.reload()
+        tabs["lobby"].page.locator("#tables-title").wait_for()
+        tabs["lobby"].page.wait_for_timeout(1_000)
+        for w in tabs.values():
+            assert w.page.locator("dialog[open]").count() == 0
+        for where, w in tabs.items():
+            assert w.problems() == [], where
+    finally:
+        context.close()
+
+
+def test_d72_a_seat_lost_while_banned_is_said_on_the_player_s_page(
+        server: Any, browser: Any) -> None:
+    """A ban freed Kit's waiting-room seat and someone took it before the lift: Kit's page
+    says so in a sentence, instead of quietly showing them a spectator (D72)."""
+    mona = moderator(server, "Mick")
+    host = Guest(server.url, "Hana")
+    table = host.create(seats=5)["id"]
+    host.sit(table, 1)
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB", timezone_id=ZONE)
+    watched = Watched(context)
+    page = watched.page
+    try:
+        sign_in(page, server.url, "Kit")
+        page.goto(f"{server.url}/t/{table}")
+        page.locator(".wait-seat.is-free .btn").first.click()
+        page.locator(".wait-seat.is-me").wait_for()
+        me = page.evaluate("() => window.trusis.me.id")
+        ban = sanction(mona, me, "ban", "threats")
+        page.locator(".wait-seat.is-me").wait_for(state="detached")
+        other = Guest(server.url, "Lux")
+        deadline = time.monotonic() + 15
+        while other.http.post(f"/api/tables/{table}/seats", json={"seat": 2}).status_code != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert mona.delete(f"/api/moderation/sanctions/{ban['id']}",
+                           params={"reason": "a mistake"}).status_code == 200
+        page.goto(f"{server.url}/t/{table}")
+        said = page.locator(".seat-lost")
+        said.wait_for()
+        assert "seat 2" in said.inner_text() and "free seat" in said.inner_text()
+        shot(page, "sanctions-seat-lost-en-1280")
+        page.locator(".wait-seat.is-free .btn").first.click()
+        page.locator(".wait-seat.is-me").wait_for()
+        said.wait_for(state="detached")
+        other.close()
+    finally:
+        context.close()
+        host.close()

@@ -108,6 +108,7 @@ class Watched:
         self.console: list[str] = []
         self.received: list[str] = []
         self.sent: list[str] = []
+        self.sockets: list[str] = []  # the address of every WebSocket the page opened
         self.page.on("pageerror", lambda err: self.errors.append(str(err)))
         self.page.on("console", self._console)
         self.page.on("websocket", self._socket)
@@ -116,6 +117,7 @@ class Watched:
         self.console.append(f"{message.type}: {message.text}")
 
     def _socket(self, ws: Any) -> None:
+        self.sockets.append(ws.url)
         ws.on("framereceived", lambda frame: self.received.append(_text(frame)))
         ws.on("framesent", lambda frame: self.sent.append(_text(frame)))
 
