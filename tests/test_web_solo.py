@@ -102,7 +102,9 @@ def test_a_reload_in_the_middle_of_a_night_resumes_the_seat(server, browser) -> 
     helper = Helper(server, "Bea")
     try:
         sign_in(page, server.url, "Ann")
-        table_id = create_table(page, 8)
+        # 8: Day 1 cannot end the game; a long night: neither person passes in it, and the
+        # notebook, the shots and the reload below outlast a 15-second one on a loaded machine.
+        table_id = create_table(page, 8, night_seconds=600)
         sit_and_fill(page, table_id, helper.guest)
         start(page)
         helper.connect(table_id)
@@ -121,7 +123,9 @@ def test_a_reload_in_the_middle_of_a_night_resumes_the_seat(server, browser) -> 
         assert page.locator(".nb-row .fact").first.inner_text().startswith("◆")
         page.locator(".nb-row").nth(1).locator("select").first.select_option("suspect")
         page.locator(".nb-row").nth(1).locator("input").fill("too quiet")
-        page.wait_for_timeout(400)  # the note is kept after a short pause in typing
+        # The note is kept after a short pause in typing (a timer, late on a loaded machine).
+        page.wait_for_function("() => Object.keys(localStorage).some("
+                               "(k) => (localStorage.getItem(k) || '').includes('too quiet'))")
         shot(page, "notebook-desktop")
 
         role = page.locator(".role-chip").inner_text()

@@ -144,11 +144,11 @@ def sign_in(page: Page, base: str, name: str, path: str = "/") -> None:
 
 
 def create_table(page: Page, seats: int, private: bool = False,
-                 day_seconds: int = DAY_SECONDS) -> str:
+                 day_seconds: int = DAY_SECONDS, night_seconds: int = NIGHT_SECONDS) -> str:
     """Fill the lobby's form (short timers) and create; the table's id."""
     page.locator("#ct-seats").fill(str(seats))
     page.locator("#ct-day").fill(str(day_seconds))
-    page.locator("#ct-night").fill(str(NIGHT_SECONDS))
+    page.locator("#ct-night").fill(str(night_seconds))
     if private:
         page.locator("#ct-private").check()
     page.locator(".dealt-list").wait_for()
