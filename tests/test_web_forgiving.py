@@ -358,7 +358,7 @@ def test_a_selected_seat_says_what_will_happen_and_the_chat_says_when_to_send_ag
             box.fill(f"hello {i}")
             page.keyboard.press("Enter")
         error = page.locator(".chat-error")
-        error.filter(has_text="you can send it in").wait_for(timeout=5000)
+        error.filter(has_text="you can send it in").wait_for()
         assert box.input_value().startswith("hello ")
         shot(page, "forgiving-chat-too-fast-desktop")
         page.set_viewport_size(PHONE)

@@ -161,8 +161,8 @@ def test_a_click_held_while_someone_sits_down_still_counts(server, browser) -> N
         Guest(server.url, "Ivo").sit(table_id)  # the table changes under the press
         time.sleep(1.0)  # its `table` message has arrived (coalesced, ~0.25 s)
         page.mouse.up()
-        page.locator(".wait-seat", has_text="Ivo").wait_for(timeout=5000)
-        page.locator(".wait-seat .badge", has_text="bot").first.wait_for(timeout=5000)
+        page.locator(".wait-seat", has_text="Ivo").wait_for()
+        page.locator(".wait-seat .badge", has_text="bot").first.wait_for()
         assert page.locator(".wait-seat.is-taken").count() == 3
         # The host's button on a bot's seat says what it does to the bot ("Free" beside a
         # bot read as an adjective to a new player); pressing it empties the seat.
@@ -170,6 +170,6 @@ def test_a_click_held_while_someone_sits_down_still_counts(server, browser) -> N
         assert remove.count() == 1
         assert remove.get_attribute("aria-label").startswith("Remove the bot ")
         remove.click()
-        page.locator(".wait-seat.is-taken").nth(2).wait_for(state="detached", timeout=5000)
+        page.locator(".wait-seat.is-taken").nth(2).wait_for(state="detached")
     finally:
         context.close()
