@@ -145,7 +145,8 @@ def test_a_click_held_while_someone_sits_down_still_counts(server, browser) -> N
     press that began before another player sat down and ended after it clicked nothing
     (seen in CI: the host's "Fill with bots" lost). The redraw now waits for the release."""
     context = browser.new_context(viewport=DESKTOP, locale="en-GB")
-    page = Watched(context).page
+    watched = Watched(context)
+    page = watched.page
     try:
         sign_in(page, server.url, "Hil")
         table_id = create_table(page, 6)
@@ -159,7 +160,13 @@ def test_a_click_held_while_someone_sits_down_still_counts(server, browser) -> N
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
         Guest(server.url, "Ivo").sit(table_id)  # the table changes under the press
-        time.sleep(1.0)  # its `table` message has arrived (coalesced, ~0.25 s)
+        # Its `table` message arrives while the button is held (coalesced, ~0.25 s; a fixed
+        # second could end before it on a loaded machine, and the press then met no change).
+        deadline = time.monotonic() + 15
+        while not any('"table"' in f and "Ivo" in f for f in watched.received):
+            assert time.monotonic() < deadline, "no table message with Ivo"
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(300)  # and the page has read it
         page.mouse.up()
         page.locator(".wait-seat", has_text="Ivo").wait_for()
         page.locator(".wait-seat .badge", has_text="bot").first.wait_for()
