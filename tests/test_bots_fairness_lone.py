@@ -19,7 +19,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from trusis.bots import phrases
 from trusis.bots.weigh import INFO_ROLES
+from trusis.rules.roles import ROLES, TEAM_HUMAN
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 GAMES = 120
@@ -77,3 +79,30 @@ def test_the_lot_never_falls_on_a_claimer() -> None:
         day = bench.read_day("late", seat, 7, table.events_after(None, 0), 0.0)
         if day.killed and day.killed != seat:
             assert table.state.roles[day.killed] not in INFO_ROLES, seed
+
+
+def test_D70_a_vote_by_lot_is_said_to_be_one() -> None:
+    """A new user at seven seats read the lot as a pile-on: the bots' lines about the seat
+    they all voted were "Most of us are on Hugo" (the crowd) or a hunch. Now, once the day's
+    first vote has drawn the lot, a Human bot that says why it votes says it is a lot —
+    never the crowd or a hunch (the first voter's own first vote was one: it is left out)."""
+    bench = fairness()
+    lots = 0
+    for seed in range(40):
+        table, seat = bench.play_day("late", seed, 7, "normal", 1.0, DAY)
+        by_name = {name: s for s, name in enumerate(bench.NAMES[:7], start=1)}
+        roles = table.state.roles
+        humans = {s for s in range(1, 8) if ROLES[roles[s]].team == TEAM_HUMAN}
+        first = 0  # the day's first voter: its first vote, a hunch, drew the lot
+        for event in table.events_after(None, 0):
+            code, params = event["code"], event["params"]
+            if code == "phase_started" and params["kind"] != "day":
+                break
+            first = first or (params["voter"] if code == "vote_cast" else 0)
+            if code != "said" or params["seat"] not in humans - {seat, first} or not first:
+                continue
+            read = phrases.read(params["text"], by_name, "en")
+            kind = read[0] if read else ""
+            lots += kind == phrases.WHY_LOT
+            assert kind not in (phrases.WHY_CROWD, phrases.WHY_HUNCH), (seed, params["text"])
+    assert lots >= 10, lots

@@ -101,6 +101,7 @@ class NormalBot(TalkingBot):
         self._accused: dict[int, tuple[int, float]] = {}  # voter on this bot -> when seen
         self._moment: tuple[int, float] = (0, 0.0)  # (day, share of it) of its first hunch vote
         self._hunch: tuple[int, int] = (0, 0)  # (day, seat) of its hunch, kept until it votes
+        self._drew = (0, 0)  # (day, seat): the seat this bot's lot drew that day (D70)
         self._first_vote: bytes | None = None  # the phase's public lines up to its first
         # vote, and that vote: what seeds the lot (D70)
         self._heard = hashlib.blake2b(digest_size=8)  # ... the lines so far
@@ -325,6 +326,7 @@ class NormalBot(TalkingBot):
         b = self.beliefs
         lot = self._lot(scores)
         if lot:
+            self._drew = (b.day, lot)
             return 0 if lot == self.seat else lot  # the seat drawn lets the others decide
         if not mine:  # a first vote is one's own, never a follower's; a hunch is spread
             top = tactics.best(scores)
@@ -363,6 +365,9 @@ class NormalBot(TalkingBot):
         if mine in value and value[top] - value[mine] < self.STICKINESS[b.team]:
             return mine
         return top
+
+    def _drawn(self, target: int) -> bool:
+        return self._drew == (self.beliefs.day, target)
 
     def _lone(self) -> bool:
         """A table with one TRUSIS (five to seven seats of the standard set), where Day 1

@@ -33,8 +33,10 @@ WHY_AGAINST_CLAIMER: Final = "why_against_claimer"  # {name} votes against a tru
 WHY_ACCUSED: Final = "why_accused"  # others accused {name} too
 WHY_CROWD: Final = "why_crowd"  # {name} leads the vote, and a split vote kills nobody
 WHY_HUNCH: Final = "why_hunch"  # nothing solid
+WHY_LOT: Final = "why_lot"  # D70: no evidence on anyone yet, {name} is the bots' lot
 REASONS: Final = (WHY_SWEPT, WHY_LIAR, WHY_CONTESTED, WHY_VOTED_CLEAR, WHY_VOTED_ME,
-                  WHY_VOTED_VICTIM, WHY_AGAINST_CLAIMER, WHY_ACCUSED, WHY_CROWD, WHY_HUNCH)
+                  WHY_VOTED_VICTIM, WHY_AGAINST_CLAIMER, WHY_ACCUSED, WHY_CROWD, WHY_HUNCH,
+                  WHY_LOT)
 # Asking, instead of answering a vote with a vote.
 ASK_WHY_ME: Final = "ask_why_me"  # to {name}, who voted for this bot
 # Answers to a direct question.
@@ -75,6 +77,12 @@ LINES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
         WHY_HUNCH: ("Nothing solid on {name}, just a hunch. Change my mind.",
                     "Only a hunch about {name}; I can still change my vote.",
                     "{name} for now, but I'm open to better ideas."),
+        WHY_LOT: ("No evidence on anyone yet, so we bots vote together by lot: it drew "
+                  "{name}. Not an accusation; talk, and we follow the evidence.",
+                  "It's a lot, not a suspicion: with nothing to go on, the bots agree on one "
+                  "seat, {name} this time. Give us a reason to change.",
+                  "Nobody has shown anything yet. The bots' lot fell on {name}: nothing "
+                  "personal, and any evidence beats it."),
         ASK_WHY_ME: ("{name}, why me?", "Why me, {name}? What did I do?",
                      "{name}, what makes you vote for me?"),
         NOT_VOTING: ("I'm not voting {name}.", "I'm not on {name}."),
@@ -111,6 +119,14 @@ LINES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
         WHY_HUNCH: ("Rien de solide contre {name}, juste une intuition. Convainquez-moi.",
                     "Une simple intuition sur {name} ; je peux encore changer mon vote.",
                     "{name} pour l'instant, mais je suis ouvert à mieux."),
+        WHY_LOT: ("Aucune preuve contre personne pour l'instant, alors nous, les bots, "
+                  "votons ensemble par tirage au sort : il a désigné {name}. Ce n'est pas une "
+                  "accusation ; parlez, et nous suivrons les preuves.",
+                  "C'est un tirage au sort, pas un soupçon : sans rien de solide, les bots "
+                  "s'accordent sur une place, celle de {name} cette fois. Donnez-nous une "
+                  "raison de changer.",
+                  "Personne n'a rien montré encore. Le tirage des bots est tombé sur {name} : "
+                  "rien de personnel, et la moindre preuve passe avant."),
         ASK_WHY_ME: ("{name}, pourquoi moi ?", "Pourquoi moi, {name} ? Qu'est-ce que j'ai fait ?",
                      "{name}, qu'est-ce qui te fait voter contre moi ?"),
         NOT_VOTING: ("Je ne vote pas contre {name}.", "Je ne suis pas sur {name}."),
@@ -147,6 +163,12 @@ LINES: Final[Mapping[str, Mapping[str, Sequence[str]]]] = {
         WHY_HUNCH: ("Niente di solido su {name}, solo un'intuizione. Convincetemi.",
                     "Solo un'intuizione su {name}; posso ancora cambiare voto.",
                     "{name} per ora, ma sono aperto a idee migliori."),
+        WHY_LOT: ("Ancora nessuna prova su nessuno, quindi noi bot votiamo insieme a "
+                  "sorte: è uscito {name}. Non è un'accusa; parlate, e seguiremo le prove.",
+                  "È un sorteggio, non un sospetto: senza niente in mano, i bot si accordano su "
+                  "un posto, quello di {name} stavolta. Dateci un motivo per cambiare.",
+                  "Nessuno ha mostrato ancora niente. Il sorteggio dei bot è caduto su {name}: "
+                  "niente di personale, e qualsiasi prova conta di più."),
         ASK_WHY_ME: ("{name}, perché io?", "Perché io, {name}? Cosa ho fatto?",
                      "{name}, cosa ti fa votare contro di me?"),
         NOT_VOTING: ("Non voto {name}.", "Non sono su {name}."),

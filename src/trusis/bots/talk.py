@@ -153,12 +153,19 @@ class TalkingBot(HeuristicBot):
         names = {p["seat"]: p["name"] for p in self.view["players"]}
         votes = {int(k): v for k, v in self.view.get("votes", {}).items()}
         reason = reasons.why(self.beliefs, target, votes, self.rng)
+        if reason.kind not in phrases.ACCUSING and self._drawn(target):
+            # D70: a vote by lot says it is one; "most of us are on X" read as a pile-on
+            reason = reasons.Reason(phrases.WHY_LOT, target)
         if prefix:
             said = phrases.line(self.lang, reason.kind, self.rng.randrange(8), names[target],
                                 names.get(reason.other, ""), reason.role)
             return self._line(prefix, names[target], then=said, to=to)
         return self._line(reason.kind, names[target], names.get(reason.other, ""), reason.role,
                           to=to)
+
+    def _drawn(self, target: int) -> bool:
+        """Whether this bot votes `target` today by the table's lot (D70), not by evidence."""
+        return False
 
     def _explain(self, target: int) -> Action | None:
         """Sometimes, before a new vote on `target`, say why (once a day per seat)."""
