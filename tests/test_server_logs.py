@@ -109,8 +109,16 @@ def test_an_action_that_cannot_be_stored_is_logged_without_its_text(tmp_path: Pa
         ann.start(table["id"])
         player = Player(server, table["id"], ann.token)
         player.until(lambda p: p.view is not None)
-        time.sleep(0.5)  # the bots' first actions stored
-        taken = len(action_rows(server, table["id"]))
+        # The bots' first actions stored: the count has settled (a fixed 0.5 s could end
+        # before they were, on a loaded machine; a bot's action then met the planted row
+        # instead of the whisper).
+        taken, settled, deadline = -1, time.monotonic(), time.monotonic() + 30
+        while time.monotonic() - settled < 1.5:
+            assert time.monotonic() < deadline, "the bots never settled"
+            count = len(action_rows(server, table["id"]))
+            if count != taken:
+                taken, settled = count, time.monotonic()
+            time.sleep(0.1)
         with contextlib.closing(sqlite3.connect(sqlite_path(server), timeout=10)) as conn:
             conn.execute("INSERT INTO actions (table_id, idx, data) VALUES (?, ?, '{}')",
                          (table["id"], taken))  # the index the next action will need
