@@ -75,6 +75,18 @@ def health_from(server: ServerProcess, source: str) -> int:
         return http.get(server.url + "/api/health").status_code
 
 
+def served_again(server: ServerProcess, source: str, within: float = 15.0) -> bool:
+    """Whether `source` is served again within `within` seconds of closing one of its
+    connections: the server frees its place when it sees the close (0.3 s was not always
+    enough on a loaded machine)."""
+    deadline = time.monotonic() + within
+    while health_from(server, source) != 200:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def test_an_address_holds_at_most_its_connections_and_one_more_is_told_why(
         server: ServerProcess) -> None:
     with ExitStack() as stack:
@@ -90,8 +102,7 @@ def test_an_address_holds_at_most_its_connections_and_one_more_is_told_why(
             assert closed_by_server(extra, 2)
         assert health_from(server, "127.0.0.3") == 200  # another address is served
         held.pop().close()
-        time.sleep(0.3)  # the server sees the close
-        assert health_from(server, "127.0.0.2") == 200  # one is free again
+        assert served_again(server, "127.0.0.2")  # one is free again, once the server saw it
         for sock in held:  # the ones held were served all along
             sock.sendall(HEALTH)
             assert answer(sock)[0] == 200
@@ -128,8 +139,7 @@ def test_a_websocket_counts_against_its_address_until_it_closes(
         while json.loads(sockets[0].recv(timeout=5))["type"] != "pong":
             pass  # the `table` messages of the others' joins come first
         sockets[-1].close()
-        time.sleep(0.3)
-        assert health_from(server, "127.0.0.2") == 200
+        assert served_again(server, "127.0.0.2")
 
 
 def test_a_request_that_does_not_come_whole_in_time_is_answered_408_and_closed(
