@@ -154,10 +154,13 @@ def test_the_current_password_cannot_be_guessed_through_a_session(
 
 
 def test_tokens_expire_after_the_configured_lifetime(tmp_path: Path) -> None:
-    with running_server("sqlite", tmp_path, extra=["--token-days", "0.00004"]) as server:
-        client, token = browser(server.url, "Gus")  # 0.00004 days: about 3.5 seconds
+    # 0.0001 days: about 8.6 seconds (3.5 s could pass before the first reads on a loaded
+    # machine, and the token was expired before it was seen valid).
+    with running_server("sqlite", tmp_path, extra=["--token-days", "0.0001"]) as server:
+        client, token = browser(server.url, "Gus")
+        issued = time.monotonic()  # the token was issued before this
         assert me(server.url, token) == 200 and client.get("/api/me").status_code == 200
-        time.sleep(4)
+        time.sleep(max(0.0, issued + 9.0 - time.monotonic()))
         assert me(server.url, token) == 401
         assert client.get("/api/me").status_code == 401
 
