@@ -58,7 +58,7 @@ def test_mute_and_ban_on_a_hold_on_b(two_processes: Cluster) -> None:
         refused = httpx.post(b.url + "/api/guest", json={"name": "Cid2"},
                              headers={"Authorization": f"Bearer {cid.token}"})
         assert refused.status_code == 403 and refused.json()["code"] == "banned"
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 15
         while (seats := host.http.get(f"/api/tables/{table}").json()["seats"])[1][
                 "kind"] != "bot" and time.monotonic() < deadline:
             time.sleep(0.05)

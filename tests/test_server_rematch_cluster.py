@@ -25,7 +25,7 @@ def seats_of(client: httpx.Client, table_id: str) -> dict[int, dict[str, object]
     return {s["seat"]: s for s in client.get(f"/api/tables/{table_id}").json()["seats"]}
 
 
-def until(check: object, timeout: float = 10.0) -> None:
+def until(check: object, timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]
         assert time.monotonic() < deadline, "timed out"
