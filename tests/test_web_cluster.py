@@ -45,7 +45,9 @@ pytestmark = [
 ]
 
 WAIT = 30000  # ms: generous, for a loaded machine
-DAY = 90  # seconds: passes end the day; the timer only has to outlast a slow machine
+DAY = 600  # seconds: passes end the day; the timer only has to outlast a slow machine (with
+# 90, the two pages leaving and coming back, the chat and the vote, each awaited up to WAIT,
+# could outlast Day 1 on a loaded machine, and its "☀ Day 1" checks met Night 1 or the end)
 
 
 def seat_of(page: Any, name: str) -> str:
