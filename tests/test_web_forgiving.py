@@ -84,13 +84,14 @@ def countdown(page: Page) -> tuple[int, bool]:
     return int(minutes) * 60 + int(seconds), bool(urgent)
 
 
-def five_programs(server: Any, role: str, **options: Any
+def five_programs(server: Any, role: str, day_seconds: int = 30, **options: Any
                   ) -> tuple[list[Guest], list[Player], Guest, str]:
     """A started table of five people, each a program over the WebSocket, and the one
     dealt `role` handed over: (every guest, the other four programs, that one's guest, the
     table's id). The browser plays that seat with its cookie (`as_guest`)."""
     guests = [Guest(server.url, name) for name in ("Ann", "Bea", "Cid", "Dot", "Eve")]
-    table_id = guests[0].create(seats=5, day_seconds=30, night_seconds=15, **options)["id"]
+    table_id = guests[0].create(seats=5, day_seconds=day_seconds, night_seconds=15,
+                                **options)["id"]
     for guest in guests:
         guest.sit(table_id)
     guests[0].start(table_id)
@@ -609,7 +610,9 @@ def test_a_seat_with_nothing_to_choose_passes_without_being_asked(server, browse
     the browser playing a Human and programs that only pass the others (no vote, no kill:
     the night comes, and the Human is alive in it): its Pass at night passes at once. A seat
     with a choice is still asked (Day 1 here; the Sweeper in the test of D22 above)."""
-    guests, players, me, table_id = five_programs(server, "HUMAN",
+    # Day 1 ends when the browser passes (its timer only outlasts a page loading slowly:
+    # with 30 s the Day-1 pass could fall in the night, where no question comes).
+    guests, players, me, table_id = five_programs(server, "HUMAN", day_seconds=300,
                                                   set={"custom": {"TRUSIS": 1}})
     context = as_guest(browser, server, me)
     watched = Watched(context)
