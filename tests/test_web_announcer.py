@@ -101,7 +101,9 @@ def test_departures_returns_the_end_and_a_rematch_are_announced(server: Any, bro
     page = watched.page
     bea, cid = Helper(server, "Bea"), Helper(server, "Cid")
     try:
-        table_id = str(bea.guest.create(seats=5, day_seconds=40, night_seconds=15,
+        # Day 1 must outlast Cid's going and coming back (the people's passes end it later):
+        # 40 s could run out on a loaded machine, and its vote end the game before his return.
+        table_id = str(bea.guest.create(seats=5, day_seconds=180, night_seconds=15,
                                         grace_seconds=5)["id"])
         bea.guest.sit(table_id)
         sign_in(page, server.url, "Ann")
