@@ -4,6 +4,7 @@ test made, so that each payload is decrypted as a browser would (RFC 8291)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import json
@@ -36,22 +37,56 @@ def unb64(text: str) -> bytes:
 
 
 class _Keeper:
-    def __init__(self) -> None:
+    """Keeps every mail it accepts. `step` seconds pass before each answer to MAIL, RCPT and
+    DATA (a slow server); while `gate` is clear a mail waits at DATA (`waiting` counts them),
+    then gets `answer` (a 4xx or 5xx refuses it)."""
+
+    def __init__(self, step: float = 0.0) -> None:
         self.mails: list[tuple[list[str], bytes]] = []
         self.lock = threading.Lock()
+        self.step = step
+        self.gate = threading.Event()
+        self.gate.set()
+        self.answer = "250 kept"
+        self.waiting = 0
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str,
+                          options: list[str]) -> str:
+        await asyncio.sleep(self.step)
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          options: list[str]) -> str:
+        await asyncio.sleep(self.step)
+        envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(options)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        await asyncio.sleep(self.step)
+        with self.lock:
+            self.waiting += 1
+        try:
+            while not self.gate.is_set():
+                await asyncio.sleep(0.02)
+        finally:
+            with self.lock:
+                self.waiting -= 1
+        if not self.answer.startswith("250"):
+            return self.answer
         with self.lock:
             self.mails.append((list(envelope.rcpt_tos), bytes(envelope.content)))
-        return "250 kept"
+        return self.answer
 
 
 class MailSink:
     """An SMTP server on loopback, started (and stopped) by the test."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, step: float = 0.0) -> None:
         self.port = port or free_port()
-        self.keeper = _Keeper()
+        self.keeper = _Keeper(step)
         self.controller: Controller | None = None
 
     def start(self) -> None:
@@ -73,6 +108,23 @@ class MailSink:
             kept = list(self.keeper.mails)
         return [message_from_bytes(raw, policy=policy.default)  # type: ignore[misc]
                 for _, raw in kept]
+
+    def hold(self) -> None:
+        """From now on each mail waits at DATA until `release`."""
+        self.keeper.gate.clear()
+
+    def release(self, answer: str = "250 kept") -> None:
+        """The mails waiting at DATA, and the next ones, get `answer`."""
+        self.keeper.answer = answer
+        self.keeper.gate.set()
+
+    async def held(self, count: int, timeout: float = 20.0) -> None:
+        """Wait (in an event loop) until `count` mails wait at DATA."""
+        deadline = time.monotonic() + timeout
+        while self.keeper.waiting < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.keeper.waiting} mails held, not {count}")
+            await asyncio.sleep(0.02)
 
     def wait(self, predicate: Any, timeout: float = 20.0) -> list[EmailMessage]:
         deadline = time.monotonic() + timeout

@@ -23,6 +23,7 @@ from trusis.server.config import normalise_database_url
 from trusis.server.data.notifications import NoticeRow, PushSubscription, Reach
 from trusis.server.data.store import Store
 from trusis.server.monitoring import metrics
+from trusis.server.notifications import mail as mail_module
 from trusis.server.notifications import outbox as outbox_module
 from trusis.server.notifications.links import Links
 from trusis.server.notifications.mail import MailSettings
@@ -40,11 +41,13 @@ async def _store(url: str) -> Store:
     return store
 
 
-def _outbox(store: Store, node: str, sink: MailSink | None, **extra: object) -> Outbox:
+def _outbox(store: Store, node: str, sink: MailSink | None, mail_timeout: float = 3,
+            **extra: object) -> Outbox:
     settings = OutboxSettings(base_url="http://trusis.test", node=node,
                               mail=MailSettings(host="127.0.0.1", port=sink.port if sink
                                                 else free_port(), security="none",
-                                                sender="T <t@trusis.test>", timeout=3),
+                                                sender="T <t@trusis.test>",
+                                                timeout=mail_timeout),
                               mails_per_player_hour=0, mails_per_address_hour=0)
     for key, value in extra.items():
         setattr(settings, key, value)
@@ -80,6 +83,174 @@ async def _two_outboxes(url: str) -> None:
     finally:
         for store in stores:
             await store.close()
+        sink.stop()
+
+
+@pytest.mark.skipif(not postgres_available(), reason="PostgreSQL is not running")
+def test_two_senders_and_a_slow_mail_server_send_each_mail_once(tmp_path: Path) -> None:
+    """A claim kept past its hold by a slow server is not taken over while its mail is being
+    sent: each claim is renewed right before its send, for longer than the send may last."""
+    url = new_database("postgresql", tmp_path)
+    try:
+        asyncio.run(_two_senders_slow_server(url))
+    finally:
+        drop_database(url)
+
+
+async def _two_senders_slow_server(url: str) -> None:
+    sink = MailSink()
+    sink.start()
+    stores = [await _store(url), await _store(url)]
+    try:
+        now = time.time()
+        # the earliest due first: those a sends are those b would take over
+        await stores[0].notifications.queue(
+            delivery(f"p{i}", "email", f"a{i}@example.org", "phase", "en", WORDS, now,
+                     now - 100 + i, False) for i in range(16))
+        a, b = (_outbox(store, node, sink, mail_timeout=15, hold_seconds=0.5)
+                for store, node in zip(stores, ("node-a", "node-b"), strict=True))
+        sink.hold()  # the server takes each mail and answers nothing yet
+        first = asyncio.create_task(a.round())
+        await sink.held(a.settings.parallel)
+        await asyncio.sleep(0.6)  # a's first claim has run out; its mails are in flight
+        second = asyncio.create_task(b.round())
+        await sink.held(a.settings.parallel + b.settings.parallel)
+        sink.release()
+        await asyncio.gather(first, second)
+        for _ in range(10):
+            if not {r.state for r in await stores[0].notifications.deliveries()} - {"sent"}:
+                break
+            await asyncio.gather(a.round(time.time() + 5), b.round(time.time() + 5))
+        ids = [m["Message-ID"] for m in sink.mails()]
+        assert len(ids) == len(set(ids)) == 16
+        assert {r.state for r in await stores[0].notifications.deliveries()} == {"sent"}
+    finally:
+        for store in stores:
+            await store.close()
+        sink.stop()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_mail_another_process_took_over_is_not_sent_by_the_one_that_lost_it(
+        tmp_path: Path, kind: str) -> None:
+    if kind == "postgresql" and not postgres_available():
+        pytest.skip("PostgreSQL is not running")
+    url = new_database(kind, tmp_path)
+    try:
+        asyncio.run(_taken_over(url))
+    finally:
+        drop_database(url)
+
+
+async def _taken_over(url: str) -> None:
+    sink = MailSink()
+    sink.start()
+    stores = [await _store(url), await _store(url)]
+    try:
+        now = time.time()
+        await stores[0].notifications.queue(
+            [delivery("p1", "email", "a@example.org", "phase", "en", WORDS, now, now, False)])
+        a, b = _outbox(stores[0], "node-a", sink), _outbox(stores[1], "node-b", sink)
+        claimed = await stores[0].notifications.claim("node-a", now, 10, 120)
+        # a stalls (a stopped process, a lost connection) past its claim: b takes it over
+        assert await b.round(now + 1000) == 1
+        await a.deliver(claimed, now + 1000)  # a goes on where it stopped
+        assert len(sink.mails()) == 1
+        row = (await stores[0].notifications.deliveries())[0]
+        assert (row.state, row.claimed_by) == ("sent", "node-b")
+    finally:
+        for store in stores:
+            await store.close()
+        sink.stop()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_late_failure_of_a_process_that_lost_its_claim_does_not_queue_a_sent_mail_again(
+        tmp_path: Path, kind: str) -> None:
+    if kind == "postgresql" and not postgres_available():
+        pytest.skip("PostgreSQL is not running")
+    url = new_database(kind, tmp_path)
+    try:
+        asyncio.run(_late_failure(url))
+    finally:
+        drop_database(url)
+
+
+async def _late_failure(url: str) -> None:
+    failing, working = MailSink(), MailSink()
+    failing.start()
+    working.start()
+    stores = [await _store(url), await _store(url)]
+    try:
+        now = time.time()
+        await stores[0].notifications.queue(
+            [delivery("p1", "email", "a@example.org", "phase", "en", WORDS, now, now, False)])
+        a = _outbox(stores[0], "node-a", failing, mail_timeout=15)
+        b = _outbox(stores[1], "node-b", working)
+        failing.hold()
+        sending = asyncio.create_task(a.round(now))
+        await failing.held(1)
+        # a's server hangs past every hold: b takes the mail over and sends it
+        assert await b.round(now + 1000) == 1
+        assert len(working.mails()) == 1
+        failing.release("451 try again later")  # then a's server fails it, late
+        assert await sending == 1
+        row = (await stores[0].notifications.deliveries())[0]
+        assert (row.state, row.claimed_by, row.attempts) == ("sent", "node-b", 0)
+        for box in (a, b):
+            await box.round(now + 5000)
+        assert len(working.mails()) == 1 and failing.mails() == []
+    finally:
+        for store in stores:
+            await store.close()
+        failing.stop()
+        working.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_round_claims_no_more_than_it_can_send_well_within_its_claim(
+        tmp_path: Path) -> None:
+    store = await _store(new_database("sqlite", tmp_path))
+    sink = MailSink()
+    sink.start()
+    try:
+        now = time.time()
+        await store.notifications.queue(
+            delivery(f"p{i}", "email", f"a{i}@example.org", "phase", "en", WORDS, now, now,
+                     False) for i in range(60))
+        box = _outbox(store, "n", sink, mail_timeout=MailSettings("x").timeout)
+        settings = box.settings
+        assert settings.mail is not None
+        sink.hold()
+        sending = asyncio.create_task(box.round())
+        await sink.held(settings.parallel)
+        claimed = [r for r in await store.notifications.deliveries() if r.state == "claimed"]
+        sink.release()
+        await sending
+        # each wave of `parallel` sends may last the whole timeout: the last wave starts
+        # within the first half of the claim's hold (docs/deploy.md, "Notifications")
+        waves = -(-len(claimed) // settings.parallel)
+        assert (waves - 1) * settings.mail.timeout <= settings.hold_seconds / 2
+        assert len(sink.mails()) == len(claimed)
+    finally:
+        await store.close()
+        sink.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_mail_server_that_answers_each_step_in_time_but_slowly_times_out() -> None:
+    """`TRUSIS_SMTP_TIMEOUT` bounds the whole exchange, not each answer: a send never
+    outlasts its claim."""
+    sink = MailSink(step=0.7)  # three answers of 0.7 s: each within 1.5 s, not all
+    sink.start()
+    try:
+        settings = MailSettings(host="127.0.0.1", port=sink.port, security="none",
+                                sender="T <t@trusis.test>", timeout=1.5)
+        message = mail_module.message(settings, "a@example.org", "d1", "en", [WORDS], "s",
+                                      "", "http://x/settings")
+        with pytest.raises(TimeoutError):
+            await mail_module.send(settings, message)
+    finally:
         sink.stop()
 
 

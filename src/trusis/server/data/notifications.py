@@ -5,8 +5,9 @@ The outbox is written with the game (commits.py inserts a game's notices in its 
 transaction); everything here runs off the game's path, in the sender's own task
 (notifications/outbox.py). With several processes each notice is expanded and each
 delivery sent by one of them: rows are claimed `FOR UPDATE SKIP LOCKED` (PostgreSQL; a
-single SQLite process needs no lock), and a claim that was not marked in time (its process
-died) is claimed again.
+single SQLite process needs no lock). Each send first renews its own claim (`renew`), and a
+delivery is marked only by the process that holds its claim; a claim that ran out (its
+process died or stalled) is claimed again.
 """
 
 from __future__ import annotations
@@ -271,8 +272,9 @@ class NotificationRows:
 
     async def claim(self, node: str, now: float, limit: int, hold: float) -> list[DeliveryRow]:
         """Take due deliveries for sending: queued ones, and claimed ones whose claim ran
-        out (their process died before it marked them). Nobody else sends them while the
-        claim (`hold` seconds) lasts."""
+        out (their process died, or stalled, before it renewed or marked them). Nobody else
+        takes them while the claim (`hold` seconds) lasts; each send renews its own first
+        (`renew`)."""
         d = schema.deliveries
         async with self.engine.begin() as conn:
             query = (select(d).where(or_(
@@ -286,6 +288,23 @@ class NotificationRows:
                 await conn.execute(update(d).where(d.c.id.in_([r.id for r in rows])).values(
                     state="claimed", claimed_by=node, claimed_until=now + hold))
         return rows
+
+    async def renew(self, ids: Sequence[str], node: str, now: float, hold: float
+                    ) -> list[str]:
+        """Right before a send: extend `node`'s claim on `ids` to `now + hold`, but only
+        where `node` still holds it and it has not run out — one that ran out may already
+        be another process's. The ids renewed (the others must not be sent by `node`).
+
+        One conditional UPDATE: on PostgreSQL a claim by another process that locked the row
+        first is seen once it commits (the WHERE is checked again on the new row), and a
+        claim after it finds the row renewed."""
+        d = schema.deliveries
+        async with self.engine.begin() as conn:
+            done = await conn.execute(update(d).where(
+                d.c.id.in_(list(ids)), d.c.state == "claimed", d.c.claimed_by == node,
+                d.c.claimed_until >= now).values(claimed_until=now + hold)
+                .returning(d.c.id))
+            return list(done.scalars().all())
 
     async def release(self, node: str) -> None:
         """This process stops: what it claimed and did not send goes back to the queue
@@ -302,21 +321,29 @@ class NotificationRows:
             await conn.execute(update(d).where(d.c.state == "claimed")
                                .values(state="queued", claimed_by=None, claimed_until=None))
 
-    async def mark_sent(self, ids: Sequence[str], node: str, now: float) -> None:
+    async def mark_sent(self, ids: Sequence[str], node: str, now: float) -> int:
+        """Sent by `node`: marked where `node` still holds the claim. How many were."""
         d = schema.deliveries
         async with self.engine.begin() as conn:
-            await conn.execute(update(d).where(d.c.id.in_(list(ids)), d.c.claimed_by == node)
-                               .values(state="sent", sent_at=now, claimed_until=None))
+            done = await conn.execute(update(d).where(
+                d.c.id.in_(list(ids)), d.c.state == "claimed", d.c.claimed_by == node)
+                .values(state="sent", sent_at=now, claimed_until=None))
+        return int(done.rowcount)
 
-    async def mark(self, ids: Sequence[str], state: DeliveryState, due_at: float,
-                   attempts: int, error: str | None) -> None:
-        """A delivery not sent: queued again for `due_at`, or failed, or dropped."""
+    async def mark(self, ids: Sequence[str], node: str, state: DeliveryState, due_at: float,
+                   attempts: int, error: str | None) -> int:
+        """A delivery `node` did not send: queued again for `due_at`, or failed, or dropped —
+        only where `node` still holds its claim. A process that lost it (its hold ran out
+        while its try went on) changes nothing: the delivery is another's, perhaps already
+        sent, and queueing it again would send it twice. How many were marked."""
         d = schema.deliveries
         async with self.engine.begin() as conn:
-            await conn.execute(update(d).where(d.c.id.in_(list(ids))).values(
-                state=state, due_at=due_at, attempts=attempts,
-                error=None if error is None else error[:200],
-                claimed_by=None, claimed_until=None))
+            done = await conn.execute(update(d).where(
+                d.c.id.in_(list(ids)), d.c.state == "claimed", d.c.claimed_by == node)
+                .values(state=state, due_at=due_at, attempts=attempts,
+                        error=None if error is None else error[:200],
+                        claimed_by=None, claimed_until=None))
+        return int(done.rowcount)
 
     async def sent_since(self, since: float, *, player_id: str | None = None,
                          address: str | None = None, channel: str = "email") -> int:

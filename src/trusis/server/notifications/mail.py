@@ -10,6 +10,7 @@ one-click unsubscribe headers.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -106,9 +107,13 @@ def message(settings: MailSettings, to: str, delivery_id: str, lang: str,
 
 
 async def send(settings: MailSettings, mail: EmailMessage) -> None:
-    """Hand one mail to the SMTP server; raises on any failure or after the timeout."""
-    await aiosmtplib.send(
-        mail, hostname=settings.host, port=settings.port,
-        username=settings.user, password=settings.password,
-        use_tls=settings.security == "tls", start_tls=settings.security == "starttls",
-        timeout=settings.timeout)
+    """Hand one mail to the SMTP server; raises on any failure, or TimeoutError once the
+    whole exchange has lasted `settings.timeout`. aiosmtplib's own timeout bounds each
+    answer only: a server answering each of a dozen steps just in time held a send for
+    minutes, past the claim it was sent under (outbox.py)."""
+    async with asyncio.timeout(settings.timeout):
+        await aiosmtplib.send(
+            mail, hostname=settings.host, port=settings.port,
+            username=settings.user, password=settings.password,
+            use_tls=settings.security == "tls", start_tls=settings.security == "starttls",
+            timeout=settings.timeout)

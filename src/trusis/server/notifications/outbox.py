@@ -9,10 +9,18 @@ is sent and marked once sent; one that failed is tried again after a growing pau
 metrics. A process that dies holding claims loses nothing: with one process the claims are
 released as it starts again; with several, another claims them once their hold runs out.
 
+Several processes: a round claims only what it can begin to send well within the claim's
+hold (`OutboxSettings.claim_limit`), and right before each send the process renews that
+message's claim (`NotificationRows.renew`) for longer than the send may last
+(`OutboxSettings.renewal`); a message whose claim ran out meanwhile is another process's and
+is skipped. A delivery is marked — sent, queued again, failed, dropped — only by the process
+that holds its claim: a late failure of one that lost it changes nothing.
+
 What "once" means: a delivery is marked sent only after the SMTP server or the push service
 accepted it. A crash in between (a few milliseconds: one UPDATE) sends it again after the
 restart — the same mail, with the same Message-ID, which mail servers and programs that
-drop duplicates recognise (docs/deploy.md, "Notifications").
+drop duplicates recognise (docs/deploy.md, "Notifications"). So does a try whose timeout
+ran out after the server had the whole mail but before its answer came.
 """
 
 from __future__ import annotations
@@ -42,6 +50,10 @@ log = logging.getLogger("trusis.server.notifications")
 
 MAX_ATTEMPTS = 8
 """Tries of one delivery before it is given up (with the default pause, about 4 hours)."""
+RENEWAL_MARGIN = 30.0
+"""Seconds a renewed claim lasts beyond its send's timeout: for what comes before the send
+(the hourly bounds' count) and for marking it after (one statement may wait 15 s for
+PostgreSQL's answer: lifecycle.STATEMENT_SECONDS)."""
 GONE = (404, 410)  # a push subscription that no longer exists: forgotten
 
 
@@ -61,7 +73,8 @@ class OutboxSettings:
     retry_seconds: float = 60.0
     """The first pause after a failure; each next one doubles, up to an hour."""
     hold_seconds: float = 120.0
-    """How long a claim keeps a delivery from the other processes."""
+    """How long a claim keeps a delivery from the other processes until its send begins
+    (each send renews its own claim first: `renewal`)."""
     push_timeout: float = 10.0
     parallel: int = 4
     over_bound_pause: float = 900.0
@@ -70,6 +83,25 @@ class OutboxSettings:
     """How often the players who can be reached are read again (other processes' news)."""
     reminder_before: float | None = None
     """Tests' short settings: every reminder this long before its deadline (facts.py)."""
+
+    @property
+    def send_seconds(self) -> float:
+        """The longest one send may last: its channel's timeout (a mail's bounds the whole
+        SMTP exchange: mail.send)."""
+        return max(self.mail.timeout if self.mail is not None else 0.0, self.push_timeout)
+
+    @property
+    def renewal(self) -> float:
+        """How long a claim renewed right before a send lasts: longer than the send, with a
+        margin for marking it; never shorter than a claim."""
+        return max(self.hold_seconds, self.send_seconds + RENEWAL_MARGIN)
+
+    @property
+    def claim_limit(self) -> int:
+        """The most deliveries a round claims: sent `parallel` at a time, each wave lasting
+        at most `send_seconds`, the last wave begins within the first half of the hold, so
+        that each renews its claim long before it runs out (4 x 3 = 12 by default)."""
+        return self.parallel * max(1, int(self.hold_seconds / (2 * self.send_seconds)))
 
     @classmethod
     def from_env(cls, base_url: str, node: str, clustered: bool) -> OutboxSettings:
@@ -146,12 +178,15 @@ class Outbox:
 
     async def _run(self) -> None:
         while True:
+            full = False
             try:
-                await self.round()
+                full = await self.round() >= self.settings.claim_limit
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("notifications: a round of the outbox failed; trying again")
+            if full:  # more may be due at once: no pause
+                continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.woken.wait(), self.settings.poll_seconds)
             self.woken.clear()
@@ -164,26 +199,32 @@ class Outbox:
         while await self.rows.expand(now, 200, partial(plan, now=now,
                                                         base=self.settings.base_url)):
             pass
-        claimed = await self.rows.claim(self.settings.node, now, 50,
+        claimed = await self.rows.claim(self.settings.node, now, self.settings.claim_limit,
                                         self.settings.hold_seconds)
         if not claimed:
             return 0
+        began = time.monotonic()
         gate = asyncio.Semaphore(self.settings.parallel)
 
         async def one(batch: list[DeliveryRow]) -> None:
             async with gate:
-                await self.deliver(batch, now)
+                await self.deliver(batch, now, began)
 
         await asyncio.gather(*(one(batch) for batch in _batches(claimed)))
         return len(claimed)
 
     # -- sending ------------------------------------------------------------------------
 
-    async def deliver(self, batch: list[DeliveryRow], now: float) -> None:
-        """Send one message (a batch of digest rows is one mail); mark what became of it."""
-        first = batch[0]
-        ids = [d.id for d in batch]
+    async def deliver(self, batch: list[DeliveryRow], now: float,
+                      began: float | None = None) -> None:
+        """Send one message (a batch of digest rows is one mail); mark what became of it.
+        `now` is the round's time, taken at `began` (time.monotonic()): the claims are
+        renewed first, at the time the round has reached since."""
         try:
+            batch = await self._renewed(batch, now, began)
+            if not batch:
+                return
+            first = batch[0]
             if first.channel == "email":
                 sent = await self._mail(batch, now)
             else:
@@ -192,9 +233,30 @@ class Outbox:
             await self._failed(batch, f"{type(err).__name__}: {err}"[:200], now)
             return
         if sent is None:
-            return  # sent, deferred or dropped: already marked
-        await self.rows.mark_sent(ids, self.settings.node, now)
-        _count(first.channel, "sent", len(batch))
+            return  # sent, deferred, dropped or someone else's: already marked or left
+        await self._sent([first], now)
+
+    async def _renewed(self, batch: list[DeliveryRow], now: float, began: float | None
+                       ) -> list[DeliveryRow]:
+        """The rows of `batch` this process still holds, their claims renewed to outlast
+        the send about to begin. The others' claims ran out before their turn came: another
+        process may have them, and sends them; this one leaves them."""
+        at = now if began is None else now + (time.monotonic() - began)
+        held = set(await self.rows.renew([d.id for d in batch], self.settings.node, at,
+                                         self.settings.renewal))
+        if len(held) < len(batch):
+            log.warning("notifications: the claim on %s ran out before its send began; left "
+                        "to whoever claims it next",
+                        ",".join(d.id for d in batch if d.id not in held))
+        return [d for d in batch if d.id in held]
+
+    async def _sent(self, batch: list[DeliveryRow], now: float) -> None:
+        ids = [d.id for d in batch]
+        marked = await self.rows.mark_sent(ids, self.settings.node, now)
+        if marked < len(ids):  # the send outlasted its renewed claim: should never happen
+            log.error("notifications: %s %s sent after its claim ran out; another process "
+                      "may send it again", batch[0].channel, ",".join(ids))
+        _count(batch[0].channel, "sent", len(batch))
 
     async def _mail(self, batch: list[DeliveryRow], now: float) -> bool | None:
         settings = self.settings
@@ -212,7 +274,7 @@ class Outbox:
                     # marked sent before, so the count read next has it (never neither).
                     flying = self.in_flight.get(key, 0)
                     if bound and await self.rows.sent_since(hour, **who) + flying >= bound:
-                        await self.rows.mark([d.id for d in batch], "queued",
+                        await self.rows.mark([d.id for d in batch], settings.node, "queued",
                                              now + settings.over_bound_pause, first.attempts,
                                              None)
                         return None
@@ -221,8 +283,7 @@ class Outbox:
         try:
             await self._send_mail(batch)
             # Marked before it stops counting as in flight: the bound never sees a gap.
-            await self.rows.mark_sent([d.id for d in batch], settings.node, now)
-            _count("email", "sent", len(batch))
+            await self._sent(batch, now)
             return None
         finally:
             if first.kind != "confirm":
@@ -251,9 +312,9 @@ class Outbox:
         sub = await self.rows.push(delivery.address)
         if sub is None or settings.vapid is None or not push.trusted(
                 sub.endpoint, settings.push_services):
-            await self.rows.mark([delivery.id], "dropped", delivery.due_at,
-                                 delivery.attempts, "no such subscription")
-            _count("push", "dropped", 1)
+            if await self.rows.mark([delivery.id], settings.node, "dropped", delivery.due_at,
+                                    delivery.attempts, "no such subscription"):
+                _count("push", "dropped", 1)
             return None
         said: Words = json.loads(delivery.content)
         payload = json.dumps({"title": said["subject"], "body": "\n".join(said["lines"]),
@@ -265,9 +326,9 @@ class Outbox:
                                  payload, settings.push_timeout)
         if status in GONE:
             await self.rows.remove_push(None, sub.id)
-            await self.rows.mark([delivery.id], "dropped", delivery.due_at,
-                                 delivery.attempts, f"push service: {status}")
-            _count("push", "dropped", 1)
+            if await self.rows.mark([delivery.id], settings.node, "dropped", delivery.due_at,
+                                    delivery.attempts, f"push service: {status}"):
+                _count("push", "dropped", 1)
             return None
         if not 200 <= status < 300:
             raise RuntimeError(f"the push service answered {status}")
@@ -277,16 +338,21 @@ class Outbox:
         first = batch[0]
         attempts = first.attempts + 1
         ids = [d.id for d in batch]
+        node = self.settings.node
         if attempts >= MAX_ATTEMPTS:
-            log.error("notifications: gave up %s %s to player %s after %d tries: %s",
-                      first.channel, ",".join(ids), first.player_id, attempts, error)
-            await self.rows.mark(ids, "failed", first.due_at, attempts, error)
-            _count(first.channel, "failed", len(batch))
+            if await self.rows.mark(ids, node, "failed", first.due_at, attempts, error):
+                log.error("notifications: gave up %s %s to player %s after %d tries: %s",
+                          first.channel, ",".join(ids), first.player_id, attempts, error)
+                _count(first.channel, "failed", len(batch))
             return
         pause = retry_pause(attempts, self.settings.retry_seconds)
+        if not await self.rows.mark(ids, node, "queued", now + pause, attempts, error):
+            log.warning("notifications: %s %s not sent (%s), and its claim is no longer "
+                        "this process's: left to the one that has it", first.channel,
+                        ",".join(ids), error)
+            return
         log.warning("notifications: %s %s not sent (try %d of %d), again in %.0f s: %s",
                     first.channel, first.id, attempts, MAX_ATTEMPTS, pause, error)
-        await self.rows.mark(ids, "queued", now + pause, attempts, error)
         _count(first.channel, "retried", len(batch))
 
 
