@@ -57,6 +57,11 @@ def notifications_of(settings: Settings, store: Store) -> Notifications:
     "Notifications")."""
     base = settings.public_url or f"http://localhost:{settings.port}"
     outbox = OutboxSettings.from_env(base, settings.node, settings.redis_url is not None)
+    if outbox.mail is not None and not settings.public_url:
+        log.warning("mail is sent (TRUSIS_SMTP_HOST) but no public address is set: every "
+                    "link in a mail points to %s, which opens on this computer only; give "
+                    "--public-url (TRUSIS_PUBLIC_URL), the address players open, such as "
+                    "https://trusis.example.org", base)
     outbox.mails_per_player_hour = settings.limits.mails_per_player_hour
     outbox.mails_per_address_hour = settings.limits.mails_per_address_hour
     folder = settings.data_folder
