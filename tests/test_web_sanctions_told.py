@@ -280,8 +280,8 @@ def test_a_mute_is_told_at_once_on_every_open_page(server: Any, browser: Any) ->
         assert {k: w.page.evaluate("() => performance.getEntriesByType('navigation').length")
                 for k, w in tabs.items()} == loads  # no reload
         dialogs["profile"].get_by_role("button").click()
-        for dialog in dialogs.values():  # read once: gone from every tab
-            dialog.wait_for(state="detached", timeout=5_000)
+        for dialog in dialogs.values():  # read once: gone from every tab (seconds late on a
+            dialog.wait_for(state="detached", timeout=15_000)  # loaded machine)
         tabs["games"].page.wait_for_timeout(6_000)  # a refresh later: not shown again
         tabs["lobby"].page.reload()
         tabs["lobby"].page.locator("#tables-title").wait_for()
