@@ -112,7 +112,9 @@ class ServerProcess:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> None:
+    def start(self, timeout: float = 120.0) -> None:
+        """Start and wait until /api/health answers 200 (at once when the machine is idle;
+        a loaded CI machine once took over 30 s, so the bound is generous)."""
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(

@@ -20,7 +20,7 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
     running = ServerProcess(new_database("sqlite", tmp_path), extra=[
         "--allowed-host", "play.example.org", "--allowed-host", ".friends.example",
         "--public-url", "https://trusis.example.net"])
-    running.start(timeout=120)
+    running.start()
     try:
         yield running
     finally:
