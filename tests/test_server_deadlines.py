@@ -26,7 +26,7 @@ from serverproc import drop_database, new_database, postgres_available
 from test_server_leases import new_table
 from trusis.server.cluster import forward
 from trusis.server.cluster.forward import Forwarder, OwnerUnavailable, Unsettled
-from trusis.server.cluster.messages import Act, Reply
+from trusis.server.cluster.messages import Act, Failure, Reply
 from trusis.server.config import normalise_database_url
 from trusis.server.connections.protocol import ActionIn
 from trusis.server.data import schema
@@ -213,3 +213,33 @@ async def test_a_forwarded_command_past_its_deadline_is_not_stored(store: Store)
     assert sorted(c for c in await stored_clients(store) if c) == ["not forwarded", "on time"]
     assert await store.stored_command("t1", "p1", "on time") == 0
     assert await store.stored_command("t2", "p1", "too late") is None
+
+
+@pytest.mark.asyncio
+async def test_a_command_that_failed_at_its_owner_runs_here_once_this_process_owns_it(
+        ) -> None:
+    """A forwarded command that failed at its owner may have been stored there: its sender
+    waits until nothing can store it, then looks (`Unsettled`) — 18 s. But a process that
+    took the game over meanwhile read the record after the last commit its former owner
+    could make (the fencing number): it runs the command itself at once, as it does one
+    whose answer never came, and the command's id keeps it once-only."""
+    clock = Clock()
+    owner, bus, _ = forwarder(1, clock)
+    room = Room()
+
+    async def fail_then_take_over() -> None:
+        while not bus.sent or not owner.waiting:
+            await asyncio.sleep(0.01)
+        owner.heard(Reply(req=next(iter(owner.waiting)), error=Failure(
+            status=500, code="server_error", params={}, message="the server could not")))
+        await asyncio.sleep(0.3)
+        room.owned = True  # taken over here
+
+    async def here() -> Reply:
+        return Reply(req="", answer=CommandAnswer.ack("c1", count=3))
+
+    helper = asyncio.create_task(fail_then_take_over())
+    reply = await asyncio.wait_for(owner.on_owner(room, here, say(),  # type: ignore[arg-type]
+                                                  again=True), 10)
+    await helper
+    assert reply.answer is not None and reply.answer.type == "ack"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from trusis.server.cluster.bus import Bus, channel
-from trusis.server.cluster.replica import Replica
+from trusis.server.cluster.replica import LetGo
 from trusis.server.data.leases import Leases
 from trusis.server.errors import LobbyError
 from trusis.server.monitoring.outage import RECONNECT_CODE, SAID, Link
@@ -109,7 +109,7 @@ class Aside:
         self.idle_since.pop(room.id, None)
         self.set_aside[room.id] = room
         if room.owned:
-            room.peers = Replica(room, lambda _room: None)
+            room.peers = LetGo(room, lambda _room: None)
             if room.host is not None:
                 room.host.bots = None
                 room.host.wake.set()  # its timers see it no longer writes, and stop

@@ -15,9 +15,10 @@ data/heartbeat.py), and its owner never runs it after that (`expired`):
   answered) may be applied until `APPLY_SECONDS` after it was first sent, and stored
   until `STORE_SECONDS` after that (data/commits.py checks it as the commit's last
   statement). Once those and the bound on a transaction's idle time have passed,
-  nothing can store it any more: if no answer came, the store says whether it was
-  (`Unsettled`: the caller looks). `unavailable` is answered only when it was not:
-  it means "not applied", always;
+  nothing can store it any more: if no answer came, or a failure, the store says
+  whether it was (`Unsettled`: the caller looks). `unavailable` is answered only when
+  it was not: it means "not applied", always. A game taken over here meanwhile runs
+  the command here at once instead (its id keeps it once-only);
 - a lobby request is tried once it was heard: with no answer in `ANSWER_SECONDS`,
   the caller is told the owner is unavailable, and its owner does not start it
   after that (one it started before may still be done: docs/protocol.md says so).
@@ -134,7 +135,8 @@ class Forwarder:
                 raise OwnerUnavailable(room.id)  # not applied, and it never will be
             if answer is not None and not answer.not_owner:
                 if again and answer.error is not None:  # it failed there, maybe once stored:
-                    await asyncio.sleep(max(0.0, first + self.settled_after - self.clock()))
+                    if await self._owned_by(room, first + self.settled_after):
+                        continue  # taken over here: run here, once-only by its id
                     raise Unsettled(room.id)  # the store says, once nothing can store it
                 return answer
             if not again and ((heard > 0 and answer is None)
@@ -145,6 +147,17 @@ class Forwarder:
                     raise Unsettled(room.id)
                 raise OwnerUnavailable(room.id)  # nobody ever heard it
             await asyncio.sleep(0.1)
+
+    async def _owned_by(self, room: Room, deadline: float) -> bool:
+        """Whether this process owns `room` before `deadline` (by the database's clock),
+        looked at every LOOK_SECONDS. Owning it, it read the game back after the last
+        commit its former owner could make (the fencing number ends its lease): a command
+        that failed there is run here, and its id tells whether it was stored."""
+        while not room.owned:
+            if self.clock() >= deadline:
+                return False
+            await asyncio.sleep(min(LOOK_SECONDS, max(0.0, deadline - self.clock())))
+        return True
 
     async def _ask(self, room: Room, message: Request) -> tuple[int, Reply | None]:
         """How many processes heard the request (-1: unknown, Redis did not answer), and

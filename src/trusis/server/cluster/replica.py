@@ -179,3 +179,21 @@ def follow_rows(room: Room, rows: list[ActionRow], deadline: float | None) -> No
         entries.append((json.loads(r["data"]), r["t"]))
     if entries:
         follow(room, rows[0]["idx"], tuple(entries), deadline)
+
+
+class LetGo(Replica):
+    """The peers of a game this process let go of while cut off (aside.py): it writes
+    nothing from now on, but a write under way when it let go may still end. Stored, the
+    action is in the record, from which the next owner reads the game; nobody is told
+    from here (its clients are being closed), and its command is answered as stored.
+    (A replica's `stored` raised: the command's connection ended with a traceback and,
+    forwarded, its sender waited 18 s to learn that it was stored: issue 41.)"""
+
+    def stored(self, stored: Stored) -> None:
+        return None
+
+    def removed(self, player_id: str) -> None:
+        return None
+
+    async def lost(self) -> None:
+        return None
