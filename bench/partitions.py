@@ -48,6 +48,8 @@ from test_server_partitions import (
     Watch,
     all_answered,
     checked,
+    hold,
+    hurry,
     play_through,
     probe,
     serving,
@@ -79,6 +81,7 @@ def one_run(cluster: Cluster, number: int, link: str, target: int, mode: Mode,
     probe(game, watch)
     hold(game, watch, watch.began + seconds)
     proxy.set("pass")
+    watch.probing = False
     hurry(game)
     play_through(game, watch, until=time.monotonic() + 180, limit=200)
     time.sleep(1)  # what a stall held back has arrived
@@ -102,23 +105,6 @@ def long_game(cluster: Cluster, rng: random.Random) -> Game:
     play_through(game, Watch(cluster), until=time.monotonic() + 60,
                  done=lambda: warmed_up(game, 1))
     return game
-
-
-def hurry(game: Game) -> None:
-    """From now on people pass at once, so that the game ends soon."""
-    for client in game.clients:
-        client.idle_rate = 0.0
-        client._idle = False
-
-
-def hold(game: Game, watch: Watch, end: float) -> None:
-    """Play on, and watch, until `end`: the whole cut, though the game may end within it."""
-    while time.monotonic() < end:
-        if finished(game):
-            watch.look()
-            time.sleep(0.2)
-        else:
-            play_through(game, watch, until=min(end, time.monotonic() + 0.5))
 
 
 def refusals(game: Game) -> int:
