@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import statistics
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,11 +22,12 @@ import pytest
 
 from serverproc import ServerProcess, postgres_available, running_server
 from trusis.server.limits.logins import ADDRESS_LOGINS, PAIR_FIRST_DELAY, PAIR_FREE, REGISTRATIONS
-from trusis.server.players.passwords import QUEUE
+from trusis.server.players.passwords import HASHER, QUEUE
 
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not postgres_available(), reason="no PostgreSQL at TRUSIS_TEST_POSTGRES"))]
 PASSWORD = "a long password"
+_A_HASH = HASHER.hash(PASSWORD)  # what a login verifies, made once
 
 
 @pytest.fixture(scope="module", params=KINDS)
@@ -166,8 +168,18 @@ def test_a_burst_of_logins_does_not_stall_the_event_loop(server: ServerProcess) 
     replies = asyncio.run(_logins(server, [(at, name, PASSWORD) for _ in range(20)]))
     assert [r.status_code for r in replies] == [200] * 20
     lag = _lag(server)  # the worst of the last ~10 s: the burst's end at least
-    print(f"loop lag during 20 logins {lag:.0f} ms")
-    assert lag < 500
+    # One hash, timed here and now: on a loaded machine everything is slower, the hashes
+    # and the loop alike (CI met 964 ms with other jobs on both cores), so the bound is
+    # 500 ms or three hashes, whichever is more; hashes on the loop held it 4.5 to 10.
+    hash_ms = statistics.median(_one_hash_ms() for _ in range(3))
+    print(f"loop lag during 20 logins {lag:.0f} ms; one hash {hash_ms:.0f} ms")
+    assert lag < max(500.0, 3 * hash_ms), (lag, hash_ms)
+
+
+def _one_hash_ms() -> float:
+    began = time.perf_counter()
+    HASHER.verify(_A_HASH, PASSWORD)
+    return 1000 * (time.perf_counter() - began)
 
 
 def test_a_flood_from_many_addresses_is_refused_past_the_hashing_queue(
