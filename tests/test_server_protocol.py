@@ -520,7 +520,9 @@ def test_R12_a_phase_nobody_passes_ends_at_its_deadline_with_one_timeout(
         assert len(timed) == 1 and timed[0]["params"]["seats"] == [1, 2, 3, 4, 5]
         check_streams(conn)
     day = next(m for m in reversed(ann.messages) if m["type"] == "events")
-    assert 29 <= day["clock"]["deadline"] - deadline <= 31
+    # The day has its 30 s from when the night's timer fired: not before the deadline,
+    # and no later than Ann saw it (a timer fired late on a loaded machine is no error).
+    assert deadline + 29 <= day["clock"]["deadline"] <= fired + 30.5, (deadline, fired)
     tab.close()
 
 
