@@ -6,6 +6,7 @@ messages (cluster/messages.py) the owner's `Writer` peers publish."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -296,3 +297,38 @@ async def test_a_follower_that_missed_a_hand_over_catches_up_the_seats_too(
     assert hosted(follower).table.record.actions == hosted(owner).table.record.actions
     assert "for Carl" not in str(bob_there.frames)
     assert follower.lobby.seats == owner.lobby.seats and bob_there.seat is None
+
+
+@pytest.mark.asyncio
+async def test_a_follower_keeps_the_owners_newer_seats_over_a_slower_read_of_the_store(
+        core_store: FlakyStore, core_clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """node.py `catch_up` re-reads an open table from the store about once a second; the
+    owner's lobby facts come meanwhile over the bus or with a forwarded reply. A trial on
+    a loaded machine met a read that began before a seat changed and ended after the
+    owner's facts said so: the follower showed the older seats (5 taken of 6 just after a
+    bot was added there). A read that began before the newest facts is left alone."""
+    game = await new_game(core_store, core_clock, start=False)
+    owner = game.room
+    bus = Bus(owner)
+    follower = await load_follower(core_store, owner.id)
+    await game.hub.stand(owner, game.people[2])  # the store and the owner: seat 2 is free
+    assert await bus.deliver(follower) == 0
+    assert 2 not in follower.lobby.seats
+    gate = asyncio.Event()
+    read_seats = core_store.seat_rows_of
+
+    async def slow_read(ids: list[str]) -> Any:
+        rows = await read_seats(ids)  # read now: the store without Bob
+        await gate.wait()  # ... and answered late
+        return rows
+
+    monkeypatch.setattr(core_store, "seat_rows_of", slow_read)
+    reading = asyncio.create_task(node_catch_up(follower))
+    await asyncio.sleep(0.05)
+    monkeypatch.setattr(core_store, "seat_rows_of", read_seats)
+    assert await game.hub.sit(owner, game.people[2], 2) == 2  # Bob sits again
+    assert await bus.deliver(follower) == 0
+    assert follower.lobby.seats[2].player_id == game.people[2].id
+    gate.set()
+    await reading
+    assert follower.lobby.seats == owner.lobby.seats

@@ -61,7 +61,7 @@ from trusis.server.moderation.sanctions import WarningFacts
 from trusis.server.players.revoked import Revocation
 from trusis.server.tables.closing import CLOSED, closed_here, gone
 from trusis.server.tables.records import stored_seats
-from trusis.server.tables.restore import load_room, refill, take_charge
+from trusis.server.tables.restore import load_room, read_tables, refill, take_charge
 from trusis.server.tables.room import Room
 from trusis.server.tables.seats.barred import removed_here
 from trusis.server.tables.timers import start_timers
@@ -264,7 +264,15 @@ class Node:
             if room.owned:
                 return
             if room.host is None:
-                await refill(room)
+                replica = room.peers
+                seen = replica.facts if isinstance(replica, Replica) else 0
+                row = await self.store.table_row(room.id)
+                if row is None:
+                    return
+                read = (await read_tables(self.store, [row]))[row["id"]]
+                if isinstance(replica, Replica) and replica.facts != seen:
+                    return  # the writer's facts came meanwhile: newer than this read
+                await refill(room, row, read)
                 if room.status == CLOSED:  # D51: the news of it was lost on the way
                     self.closed(room)
                     return

@@ -39,6 +39,9 @@ class Replica:
         """The connected seats and spectators of every process, as the writer says."""
         self.advanced = asyncio.Event()
         """Set (and replaced) each time this copy moves on (`reached` waits on it)."""
+        self.facts = 0
+        """How many lobby facts of the writer this copy took: a read of the store that
+        began before the last one may be older than them (node.py `catch_up`)."""
 
     @property
     def writes(self) -> bool:
@@ -89,6 +92,7 @@ def apply_facts(room: Room, data: TableFacts) -> bool:
     deadline = host.deadline if host else None
     before = (room.lobby.seats, replica.shared, room.status, deadline, room.lobby.quit,
               room.lobby.host_name)
+    replica.facts += 1
     changed = room.lobby.replace_all(seats)
     if data.host_name is not None:  # the host renamed themself (D46)
         room.lobby.rename_host(room.lobby.host_id, data.host_name)
