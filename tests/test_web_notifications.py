@@ -94,3 +94,31 @@ def test_the_notification_settings_are_walked_with_the_keyboard(
     assert page.locator("#notify-email").count() == 0  # a guest has no address
     shot(page, "notify-settings-it", full_page=True)
     italian.close()
+
+
+def test_with_no_mail_server_the_email_choices_cannot_be_ticked(server: Any, browser: Any
+                                                                  ) -> None:
+    """A new user on a server with no mail server set up read "This server sends no
+    e-mail" above e-mail boxes that stayed ticked and a daily e-mail digest on offer, and
+    Save said "Saved.": the e-mail choices are shown as kept but cannot be changed, and the
+    sentence says why (the browser's column still can)."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    page = Watched(context).page
+    sign_in(page, server.url, "Ezio")
+    register_in_page(page, "Ezio")
+    page.goto(server.url + "/settings/notifications")
+    page.get_by_role("heading", name="Notifications", level=1).wait_for()
+    page.locator("#notify-no-mail", has_text="has not set up a mail server").wait_for()
+    for kind in ("started", "phase", "reminder", "whisper", "ended"):
+        assert page.locator(f"#notify-email-{kind}").is_disabled(), kind
+        assert page.locator(f"#notify-push-{kind}").is_enabled(), kind
+    assert page.locator("#notify-digest").is_disabled()
+    assert page.locator("#notify-digest-hour").is_disabled()
+    assert page.locator("#notify-email-phase").get_attribute("aria-describedby") == "notify-no-mail"
+    page.locator("#notify-push-ended").check()
+    page.locator("#notify-save").click()
+    page.locator("#notify-status", has_text="Saved.").wait_for()
+    prefs = page.request.get(f"{server.url}/api/me/notifications").json()["prefs"]
+    assert prefs["push"]["ended"] is True
+    shot(page, "notify-settings-no-mail", full_page=True)
+    context.close()

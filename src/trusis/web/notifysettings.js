@@ -61,6 +61,9 @@ export class NotifySettingsScreen {
     const d = this.data;
     const prefs = d.prefs;
     const boxes = {};
+    // A server with no mail server set up: the e-mail choices (the digest is e-mail too)
+    // are shown as they are kept, but cannot be changed — ticking them would do nothing.
+    const mailOff = !d.email_available;
     const grid = h("table", { class: "notify-grid" },
       h("caption", {}, t("notify.what")),
       h("thead", {}, h("tr", {}, h("th", { attrs: { scope: "col" } }, t("notify.kind")),
@@ -71,6 +74,7 @@ export class NotifySettingsScreen {
           const box = h("input", { type: "checkbox", id: `notify-${channel}-${kind}`,
             attrs: { "aria-label": `${t(`notify.kind.${kind}`)}: ${t(`notify.channel.${channel}`)}` } });
           box.checked = Boolean(prefs[channel]?.[kind]);
+          if (channel === "email" && mailOff) { box.disabled = true; box.setAttribute("aria-describedby", "notify-no-mail"); }
           boxes[`${channel}.${kind}`] = box;
           return h("td", {}, box);
         })))));
@@ -83,6 +87,9 @@ export class NotifySettingsScreen {
     const hour = h("select", { id: "notify-digest-hour" },
       ...Array.from({ length: 24 }, (_, i) => h("option", { value: String(i) }, `${String(i).padStart(2, "0")}:00`)));
     hour.value = String(prefs.digest_hour ?? 18);
+    if (mailOff) {
+      for (const input of [digest, hour]) { input.disabled = true; input.setAttribute("aria-describedby", "notify-no-mail"); }
+    }
     const tz = prefs.tz && prefs.tz !== "UTC" ? prefs.tz : zone();
     const save = async (ev) => {
       ev.preventDefault();
@@ -141,7 +148,7 @@ export class NotifySettingsScreen {
     const d = this.data;
     const body = [];
     if (!d.account) body.push(h("p", {}, t("notify.mail_account")));
-    else if (!d.email_available && !d.email) body.push(h("p", {}, t("notify.no_mail")));
+    else if (!d.email_available && !d.email) body.push(h("p", { id: "notify-no-mail" }, t("notify.no_mail")));
     else {
       if (d.email) {
         const state = !d.email.confirmed ? "waiting" : d.email.wanted ? "on" : "off";
