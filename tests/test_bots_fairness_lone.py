@@ -94,15 +94,28 @@ def test_D70_a_vote_by_lot_is_said_to_be_one() -> None:
         roles = table.state.roles
         humans = {s for s in range(1, 8) if ROLES[roles[s]].team == TEAM_HUMAN}
         first = 0  # the day's first voter: its first vote, a hunch, drew the lot
+        hunches: dict[int, tuple[str, int]] = {}  # a bot's last hunch or lot said, and whom
+        voted: dict[int, int] = {}
         for event in table.events_after(None, 0):
             code, params = event["code"], event["params"]
             if code == "phase_started" and params["kind"] != "day":
                 break
             first = first or (params["voter"] if code == "vote_cast" else 0)
+            if code == "vote_cast":
+                voted[params["voter"]] = params["target"]
+            if code == "said" and params["seat"] in humans:
+                said = phrases.read(params["text"], by_name, "en")
+                named = [n for name, n in by_name.items() if name in params["text"]]
+                if said and said[0] in (phrases.WHY_HUNCH, phrases.WHY_LOT) and named:
+                    hunches[params["seat"]] = (said[0], named[0])
             if code != "said" or params["seat"] not in humans - {seat, first} or not first:
                 continue
             read = phrases.read(params["text"], by_name, "en")
             kind = read[0] if read else ""
             lots += kind == phrases.WHY_LOT
             assert kind not in (phrases.WHY_CROWD, phrases.WHY_HUNCH), (seed, params["text"])
+        # ... and one that gave a hunch, then followed the lot, said so before its vote
+        # (a new player read "a hunch about Nico", then saw a silent vote for Elsa).
+        for bot, (last, named) in hunches.items():
+            assert voted.get(bot, named) == named, (seed, bot, last)
     assert lots >= 10, lots

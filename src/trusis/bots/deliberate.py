@@ -256,6 +256,8 @@ class NormalBot(TalkingBot):
         explained = self._explain(target)
         if explained is not None:
             return explained  # the vote comes on the next turn, if it still stands
+        if target != mine and self._owes_word(target):
+            return None  # D70: the switch to the lot is said before it is voted
         if b.role == ILLUSIONIST:
             return self._illusion(seats, votes, target)
         return self._set("vote", target)

@@ -59,6 +59,7 @@ class TalkingBot(HeuristicBot):
         self._asked: set[tuple[int, int]] = set()  # (day, voter) asked already
         self._order: list[tuple[int, int]] = []  # today's visible votes in order (voter, target)
         self._explained: tuple[int, int] = (0, 0)  # (day, seat) of the last reason given
+        self._reasoned = 0  # the last day it gave a reason, explaining or answering
         self._claims: list[str] = []  # the roles this bot claimed in public, in order
         self._heard_today = False  # someone said something in public this phase
 
@@ -153,6 +154,7 @@ class TalkingBot(HeuristicBot):
         names = {p["seat"]: p["name"] for p in self.view["players"]}
         votes = {int(k): v for k, v in self.view.get("votes", {}).items()}
         reason = reasons.why(self.beliefs, target, votes, self.rng)
+        self._reasoned = self.beliefs.day
         if reason.kind not in phrases.ACCUSING and self._drawn(target):
             # D70: a vote by lot says it is one; "most of us are on X" read as a pile-on
             reason = reasons.Reason(phrases.WHY_LOT, target)
@@ -167,14 +169,23 @@ class TalkingBot(HeuristicBot):
         """Whether this bot votes `target` today by the table's lot (D70), not by evidence."""
         return False
 
+    def _owes_word(self, target: int) -> bool:
+        """It gave a reason today and now follows the lot to `target` without having said
+        so yet (D70): the vote waits for the word, a turn or two."""
+        return (self.TALK and self._reasoned == self.beliefs.day and self._drawn(target)
+                and self._explained != (self.beliefs.day, target) and self.can("say"))
+
     def _explain(self, target: int) -> Action | None:
         """Sometimes, before a new vote on `target`, say why (once a day per seat)."""
         key = (self.beliefs.day, target)
         if key == self._explained or not self._may_talk() or target == self._visible_vote():
             return None
         self._explained = key
-        # Talk before voting: the day's first vote at a silent table always comes with why.
-        chance = EXPLAIN_CHANCE if self._heard_today else 1.0
+        # Talk before voting: the day's first vote at a silent table always comes with why;
+        # and a bot that gave a hunch today and now follows the lot says so (D70: a new
+        # player read "a hunch about Nico", then a silent vote for Elsa).
+        switched = self._reasoned == key[0] and self._drawn(target)
+        chance = EXPLAIN_CHANCE if self._heard_today and not switched else 1.0
         if self.rng.random() >= chance or not self.can("say"):
             return None
         return self._reason_line(target)
