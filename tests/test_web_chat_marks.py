@@ -90,7 +90,13 @@ def test_a_line_said_alive_keeps_no_skull_after_its_speaker_dies(server, browser
         page.wait_for_timeout(300)
     page.goto(f"{server.url}/t/{table}/replay?step=0")
     page.locator(".replay-title").wait_for()
+    # The first step drawn before "last step" is pressed, and the last one ("Step N of
+    # N") before its chat is read: CI met the line "not visible" for 30 s — a press before
+    # the replay knew its steps does nothing, and step 0 has no line yet.
+    page.locator(".replay-caption .caption-step").wait_for()
     page.locator(".step-last").click()
+    page.wait_for_function("() => /Step (\\d+) of \\1\\b/.test("
+                           "document.querySelector('.replay-caption')?.textContent || '')")
     page.locator(".replay-revealed:not([hidden])").wait_for()
     page.locator("#tab-d-chat").click()
     assert marks() == (0, 1)

@@ -69,6 +69,8 @@ export class ReplayScreen {
     this.back = button("step-back", t("replay.back"), "◀", () => this.go(this.step - 1));
     this.forward = button("step-forward", t("replay.forward"), "▶", () => this.go(this.step + 1));
     this.last = button("step-last", t("replay.last"), "▶|", () => this.go(this.steps ?? 0));
+    // Until the replay knows its steps a press would do nothing: the buttons wait for it.
+    for (const b of [this.first, this.back, this.forward, this.last]) b.disabled = true;
     this.slider = h("input", {
       type: "range", id: "replay-slider", min: "0", max: "0", step: "1", value: "0",
       attrs: { "aria-label": t("replay.slider") },
