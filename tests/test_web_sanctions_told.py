@@ -68,6 +68,9 @@ def in_both(page: Any, name: str, ready: str) -> None:
             page.wait_for_timeout(150)
             shot(page, f"sanctions-{name}-{code}-{label}")
     page.locator("#lang-select").select_option("en")
+    # English kept (the page stores it once the language is loaded) before anything
+    # reloads: CI met a reload that came first and showed the French card again.
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     page.set_viewport_size(DESKTOP)
 
 
