@@ -11,8 +11,10 @@ import asyncio
 import itertools
 import json
 import time
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -54,13 +56,21 @@ def _outbox(store: Store, node: str, sink: MailSink | None, mail_timeout: float 
     return Outbox(store.notifications, settings, Links("secret", "http://trusis.test"))
 
 
-@pytest.mark.skipif(not postgres_available(), reason="PostgreSQL is not running")
-def test_two_processes_outboxes_send_each_delivery_once(tmp_path: Path) -> None:
-    url = new_database("postgresql", tmp_path)
+def on_fresh_database(kind: str, tmp_path: Path,
+                      trial: Callable[[str], Coroutine[Any, Any, None]]) -> None:
+    """Run `trial` on a fresh database of `kind` (skipped without PostgreSQL), dropped after."""
+    if kind == "postgresql" and not postgres_available():
+        pytest.skip("PostgreSQL is not running")
+    url = new_database(kind, tmp_path)
     try:
-        asyncio.run(_two_outboxes(url))
+        asyncio.run(trial(url))
     finally:
         drop_database(url)
+
+
+@pytest.mark.skipif(not postgres_available(), reason="PostgreSQL is not running")
+def test_two_processes_outboxes_send_each_delivery_once(tmp_path: Path) -> None:
+    on_fresh_database("postgresql", tmp_path, _two_outboxes)
 
 
 async def _two_outboxes(url: str) -> None:
@@ -90,11 +100,7 @@ async def _two_outboxes(url: str) -> None:
 def test_two_senders_and_a_slow_mail_server_send_each_mail_once(tmp_path: Path) -> None:
     """A claim kept past its hold by a slow server is not taken over while its mail is being
     sent: each claim is renewed right before its send, for longer than the send may last."""
-    url = new_database("postgresql", tmp_path)
-    try:
-        asyncio.run(_two_senders_slow_server(url))
-    finally:
-        drop_database(url)
+    on_fresh_database("postgresql", tmp_path, _two_senders_slow_server)
 
 
 async def _two_senders_slow_server(url: str) -> None:
@@ -133,13 +139,7 @@ async def _two_senders_slow_server(url: str) -> None:
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_mail_another_process_took_over_is_not_sent_by_the_one_that_lost_it(
         tmp_path: Path, kind: str) -> None:
-    if kind == "postgresql" and not postgres_available():
-        pytest.skip("PostgreSQL is not running")
-    url = new_database(kind, tmp_path)
-    try:
-        asyncio.run(_taken_over(url))
-    finally:
-        drop_database(url)
+    on_fresh_database(kind, tmp_path, _taken_over)
 
 
 async def _taken_over(url: str) -> None:
@@ -167,13 +167,7 @@ async def _taken_over(url: str) -> None:
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_late_failure_of_a_process_that_lost_its_claim_does_not_queue_a_sent_mail_again(
         tmp_path: Path, kind: str) -> None:
-    if kind == "postgresql" and not postgres_available():
-        pytest.skip("PostgreSQL is not running")
-    url = new_database(kind, tmp_path)
-    try:
-        asyncio.run(_late_failure(url))
-    finally:
-        drop_database(url)
+    on_fresh_database(kind, tmp_path, _late_failure)
 
 
 async def _late_failure(url: str) -> None:
