@@ -14,6 +14,7 @@ process i's `Links`. What a test reads as the truth goes straight to the databas
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -27,7 +28,13 @@ import httpx
 import pytest
 
 from faultproxy import FaultProxy
-from serverproc import ServerProcess, drop_database, free_port, new_database
+from serverproc import ServerProcess, drop_database, free_port, new_database, postgres_available
+
+needs_cluster = [
+    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
+"""Marks of a test that runs several processes: PostgreSQL and redis-server."""
 
 LEASE = 2.0  # seconds: a takeover within a few of them
 LONG_LEASE = 8.0

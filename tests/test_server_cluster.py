@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -32,16 +31,13 @@ from typing import Any
 import httpx
 import pytest
 
-from clusterproc import LEASE, LONG_LEASE, Cluster
+from clusterproc import LEASE, LONG_LEASE, Cluster, needs_cluster
 from leakcheck import Checker, GameRun
 from liveplay import Seated, action_rows, database_rows
-from serverproc import Guest, ServerProcess, postgres_available
+from serverproc import Guest, ServerProcess
 from test_server_crash import Game, Uptime, check_acknowledged, check_timers
 
-pytestmark = [
-    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
-]
+pytestmark = needs_cluster
 
 DAY_SECONDS, NIGHT_SECONDS = 30, 15
 

@@ -7,21 +7,16 @@ R53)."""
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import httpx
-import pytest
 
-from clusterproc import Cluster
+from clusterproc import Cluster, needs_cluster
 from modhelp import account, grant, sanction
 from serverplay import Conn, command
-from serverproc import Guest, postgres_available
+from serverproc import Guest
 
-pytestmark = [
-    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
-]
+pytestmark = needs_cluster
 
 
 def test_mute_and_ban_on_a_hold_on_b(two_processes: Cluster) -> None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,21 +35,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-import pytest
 
-from clusterproc import METRICS_TOKEN, Cluster
+from clusterproc import METRICS_TOKEN, Cluster, needs_cluster
 from faultproxy import FaultProxy, Mode
 from leakcheck import Checker, GameRun
 from liveplay import Seated, action_rows
 from serverplay import command, people
-from serverproc import ServerProcess, drop_database, new_database, postgres_available
+from serverproc import ServerProcess, drop_database, new_database
 from test_server_cluster import finished, new_game, warmed_up
 from test_server_crash import Game, Uptime, check_acknowledged, check_timers
 
-pytestmark = [
-    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
-]
+pytestmark = needs_cluster
 
 SERVED_WITHIN = 12.0
 """Seconds from a cut to every client served again, at a lease of 2 s: the takeover (a

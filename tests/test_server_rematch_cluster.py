@@ -5,20 +5,15 @@ owner has them."""
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import httpx
-import pytest
 
-from clusterproc import Cluster
-from serverproc import Guest, Player, postgres_available
+from clusterproc import Cluster, needs_cluster
+from serverproc import Guest, Player
 from test_server_rematch import play_to_the_end
 
-pytestmark = [
-    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
-]
+pytestmark = needs_cluster
 
 
 def seats_of(client: httpx.Client, table_id: str) -> dict[int, dict[str, object]]:

@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import re
 import secrets
-import shutil
 import time
 from typing import Any
 
-import pytest
-
-from clusterproc import Cluster
-from serverproc import postgres_available
+from clusterproc import Cluster, needs_cluster
 from test_web_support import (
     DESKTOP,
     Watched,
@@ -40,8 +36,7 @@ from test_web_support import (
 
 pytestmark = [
     needs_chromium,
-    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+    *needs_cluster,
 ]
 
 WAIT = 30000  # ms: generous, for a loaded machine

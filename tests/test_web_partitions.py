@@ -17,18 +17,15 @@ the black hole, is fenced off at the heal); the game then plays to its end.
 from __future__ import annotations
 
 import secrets
-import shutil
 import threading
 import time
 from typing import Any
 
 import httpx
-import pytest
 
-from clusterproc import Cluster
+from clusterproc import Cluster, needs_cluster
 from faultproxy import FaultProxy
 from liveplay import action_rows
-from serverproc import postgres_available
 from test_web_support import (
     DESKTOP,
     Watched,
@@ -47,8 +44,7 @@ from test_web_support import (
 
 pytestmark = [
     needs_chromium,
-    pytest.mark.skipif(not postgres_available(), reason="needs the machine's PostgreSQL"),
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+    *needs_cluster,
 ]
 
 WAIT = 30000  # ms: generous, for a loaded machine
