@@ -66,7 +66,7 @@ class Session:
         names = opts.names()
         self.seat = opts.seat
         self.t = Texts(opts.lang, names)
-        self.game = TableGame(names, opts.seed, opts.custom)
+        self.game = TableGame(names, opts.seed, opts.custom, self.seat)
         bots = seat_bots(opts.bots, self.seat, opts.players, opts.bot_seed, opts.lang)
         self.driver = TableDriver(self.game, bots)
         self.journal = Journal(self.game, self.seat, self.t)

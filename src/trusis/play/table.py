@@ -29,8 +29,10 @@ class TableGame(Table):
     """The terminal game's table: its event log is the journal the screen reads."""
 
     def __init__(self, players: Sequence[str], seed: int = 0,
-                 custom: Mapping[str, int] | None = None) -> None:
-        super().__init__(players, seed, custom, started_at=time.time())
+                 custom: Mapping[str, int] | None = None, person: int = 0) -> None:
+        # Every seat but the person's is a bot's, and the person knows it (D73).
+        bots = [s for s in range(1, len(players) + 1) if s != person] if person else []
+        super().__init__(players, seed, custom, started_at=time.time(), bot_seats=bots)
 
     @property
     def journal(self) -> list[Event]:

@@ -105,6 +105,7 @@ class View(TypedDict):
     quiet_phases: int
     votes: Mapping[str, int]
     vote_counts: Mapping[str, int]
+    bot_seats: NotRequired[Sequence[int]]
     seat: int | None
     seq: int
     chat: NotRequired[Sequence[ChatLine]]

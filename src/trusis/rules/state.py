@@ -48,7 +48,7 @@ def _composition(roles: list[str]) -> FrozenDict[str, int]:
 # The fields of a state, in the order of its JSON form (docs/record.md).
 SAVED: Final = (
     # The table.
-    "n", "names", "roles", "seed", "table_set", "trusis_seats", "bots",
+    "n", "names", "roles", "seed", "table_set", "trusis_seats", "bots", "bot_seats",
     # Where the game stands.
     "status", "kind", "number", "alive", "passed", "left", "waiting", "quiet",
     "winner", "winners", "seq", "public_count", "private_count", "history",
@@ -114,6 +114,9 @@ class GameState:
             [s for s, r in enumerate(roles, 1) if r == "TRUSIS"]
         )
         self.bots: list[bool] = [False] * (n + 1)
+        # Seats the host gave to bots before the start, as the table's seats show them to
+        # everyone (D73): public, and set by the table (`Game`), never by an action.
+        self.bot_seats: tuple[int, ...] = ()
         self.day_deaths: list[int] = []  # for the Gravekeepers at nightfall (R28)
         self.digger_target: int = 0  # the Trusis kill, for the Gravediggers at dawn (R28)
         # Derived fields (see derive), set directly: everyone is alive and present.
@@ -202,6 +205,8 @@ class GameState:
         data: dict[str, Any] = {}
         for name in SAVED:
             value = getattr(self, name)
+            if name == "bot_seats" and not value:
+                continue  # written only when set: a state of before D73 reads the same
             if isinstance(value, set):
                 value = sorted(value)
             elif isinstance(value, dict):
@@ -229,7 +234,7 @@ class GameState:
         # mypyc has no plain __new__ to call.
         state = cls(data["names"][1:], data["roles"][1:], data["seed"], data["table_set"])
         for name in SAVED:
-            value = data[name]
+            value = data.get(name, []) if name == "bot_seats" else data[name]
             if name in ("swept", "foreseen"):
                 value = set(value)
             elif name == "illusions":
@@ -243,7 +248,7 @@ class GameState:
                 value = [[freeze(r) for r in own] for own in value]
             elif name == "chat":
                 value = [tuple(c) for c in value]
-            elif name == "trusis_seats":
+            elif name in ("trusis_seats", "bot_seats"):
                 value = tuple(value)
             elif name == "table_set" or isinstance(value, list):
                 value = copy.deepcopy(value)

@@ -125,6 +125,8 @@ def _public_part(state: GameState) -> dict[str, Any]:
     }
     if state.kind == DAY:
         public["votes"], public["vote_counts"] = _tallied(visible_votes(state, None))
+    if state.bot_seats:  # D73: whom the table's seats show as bots from the start
+        public["bot_seats"] = FrozenList(state.bot_seats)
     return public
 
 

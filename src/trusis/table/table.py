@@ -79,8 +79,8 @@ class Table(Game):
     def __init__(self, players: Sequence[str], seed: int = 0,
                  custom: Mapping[str, int] | None = None,
                  deal: Sequence[str] | None = None,
-                 started_at: float | None = None) -> None:
-        super().__init__(players, seed, custom, deal)
+                 started_at: float | None = None, bot_seats: Sequence[int] = ()) -> None:
+        super().__init__(players, seed, custom, deal, bot_seats)
         self.log: list[Event] = []
         self.log_times: list[float | None] = []  # when each event of the log happened
         self._streams: dict[int, _Stream] = {}
@@ -101,7 +101,8 @@ class Table(Game):
         """
         started = record.extra.get("started_at")
         table = cls(record.players, record.seed, record.custom, record.roles(),
-                    started if isinstance(started, (int, float)) else None)
+                    started if isinstance(started, (int, float)) else None,
+                    record.extra.get("bot_seats", ()))
         table.record.extra.update(record.extra)
         times = list(record.times) + [None] * (len(record.actions) - len(record.times))
         table._restoring = True

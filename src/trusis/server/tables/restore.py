@@ -108,7 +108,12 @@ async def refill(room: Room, row: TableRow | None = None,
         return
     action_rows = read.actions
     data = [json.loads(a["data"]) for a in action_rows]  # parsed once, for all three
-    table = Table.from_record(record_of(row, action_rows, data))
+    record = record_of(row, action_rows, data)
+    # D73: the seats bots held from the start are the stored bot seats no player owns (a
+    # seat a bot took over stays its player's, D29): the store keeps them, not the record
+    record.extra["bot_seats"] = sorted(n for n, held in stored.items()
+                                       if held.kind == "bot" and held.player_id is None)
+    table = Table.from_record(record)
     host = room.play(table, room.host.deadline if room.host else None)  # its deadline: below
     lobby.quit = left_on_purpose(action_rows, data)
     lobby.replace_all(after_handovers(stored, host.table, action_rows, data))

@@ -215,7 +215,8 @@ class Seating:
             names = room.lobby.names()
             now = time.time()
             try:
-                table = Table(names, seed, room.lobby.options.custom, started_at=now)
+                table = Table(names, seed, room.lobby.options.custom, started_at=now,
+                              bot_seats=[n for n, _kind in room.lobby.bot_seats()])  # D73
             except SetupError as err:
                 raise setup_refusal(err) from None
             table.record.extra["table"] = {"id": room.id, "name": room.name}
