@@ -113,7 +113,8 @@ def play_day(style: str, seed: int, seats: int, kind: str, pace: float, day: flo
     person's seat turns round the table with the seed. The table and the person's seat."""
     rng = random.Random(seed)
     person = 1 + seed % seats
-    table = Table(list(NAMES[:seats]), seed, deal=list(deal) if deal else None)
+    table = Table(list(NAMES[:seats]), seed, deal=list(deal) if deal else None,
+                  bot_seats=[s for s in range(1, seats + 1) if s != person])
     bots = BotPlay(table, pace, day, random.Random(seed))
     for seat in range(1, seats + 1):
         if seat != person:

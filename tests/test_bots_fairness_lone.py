@@ -8,8 +8,11 @@ and bots alike, from what the table said and its first vote. This is bench/fairn
 CI size: the lab plays the server's bot schedule on a simulated clock, deterministically
 (the same seeds give the same games), so these are counts, not timings. The bar of the
 issue is 1.2 times the fair share; claimers, spared on Day 1, leave the rest of the table
-a share above the fair one (docs/bots.md), so here the person must be clearly better off
-than before, in every style that votes.
+a share above the fair one (docs/bots.md) — until D73: the lot weighs a seat the table
+shows as a person's (not among the view's `bot_seats`) so that it is drawn no more often than
+its fair share of the whole table, and the lot's seed waits for a line or a second vote after
+a first vote cast before anyone spoke (such a vote alone gave few distinct draws). Now the
+person is within the bar at six and seven seats, pooled over the styles that vote.
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from trusis import Table
 from trusis.bots import phrases
+from trusis.bots.tactics import draw_lot
 from trusis.bots.weigh import INFO_ROLES
 from trusis.rules.roles import ROLES, TEAM_HUMAN
+from trusis.rules.views import view
+from trusis.table.record import parse_record
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 GAMES = 120
@@ -60,16 +67,21 @@ def shares(style: str, seats: int) -> tuple[float, float]:
 # (style, seats) -> the person's ratio over these GAMES seeds before D70 (main at 3defee1).
 BEFORE = {("late", 7): 2.39, ("quiet", 7): 2.51, ("early", 7): 2.18, ("early", 6): 2.40,
           ("late", 6): 2.20, ("early", 5): 1.78, ("late", 5): 2.09}
+# ... and after D70, before D73 (main at b53cb3f): pooled over the four styles that vote,
+# 1.07 at five seats, 1.36 at six, 1.34 at seven (claimers spared, the person unclaimed).
+VOTING = ("early", "late", "quiet", "chatty")
+D70 = {5: 1.07, 6: 1.36, 7: 1.34}
 
 
-def test_no_style_is_the_seat_the_bots_race_onto_at_five_to_seven_seats() -> None:
-    ratios = {key: shares(*key)[0] for key in BEFORE}
-    # After D70: 0.9-1.6 each, pooled 1.25, against 1.8-2.5 and 2.22 before. The lot is
-    # fair among the seats that did not claim; claimers, spared, keep the pooled figure
-    # near seats / unclaimed seats (about 1.3 at seven seats): docs/bots.md.
+def test_D73_a_person_is_within_the_bar_at_five_to_seven_seats() -> None:
+    ratios = {(style, seats): shares(style, seats)[0] for seats in D70 for style in VOTING}
+    # Now (D73): 0.7-1.3 each; pooled 1.10, 1.08 and 0.99 at five, six and seven seats.
+    # Each figure alone is 120 games (about ±0.3), so the bar holds for the pooled ones.
     for key, ratio in ratios.items():
-        assert ratio <= 1.9, (key, ratio, BEFORE[key])
-    assert sum(ratios.values()) / len(ratios) <= 1.5, ratios
+        assert ratio <= 1.5, (key, ratio, BEFORE.get(key))
+    for seats, before in D70.items():
+        pooled = sum(ratios[style, seats] for style in VOTING) / len(VOTING)
+        assert pooled <= 1.2, (seats, pooled, before, ratios)
 
 
 def test_the_lot_never_falls_on_a_claimer() -> None:
@@ -119,3 +131,36 @@ def test_D70_a_vote_by_lot_is_said_to_be_one() -> None:
         for bot, (last, named) in hunches.items():
             assert voted.get(bot, named) == named, (seed, bot, last)
     assert lots >= 10, lots
+
+
+def test_D73_the_lot_draws_a_person_at_most_at_a_fair_share_of_the_table() -> None:
+    """Seven living seats, the Sweeper and the Priest spared (claimers): five seats in the
+    lot, one of them a person's. Plainly drawn, the person would go one time in five (1.4x
+    a seventh); weighed, one time in seven, and each bot's seat a little more often."""
+    seats, living = [1, 2, 4, 6, 7], 7
+    digests = [n.to_bytes(8, "big") for n in range(0, 2**64, 2**64 // 7000)]
+    draws = [draw_lot(seats, {4}, living, digest) for digest in digests]
+    share = draws.count(4) / len(draws)
+    assert abs(share - 1 / living) < 0.01, share
+    assert all(abs(draws.count(s) / len(draws) - 6 / 28) < 0.01 for s in (1, 2, 6, 7))
+    # Where the view does not say who is a bot (the lab), every seat looks alike: D70's
+    # plain draw, the same as before D73 (the lab's games do not change).
+    digest = (123456789).to_bytes(8, "big")
+    assert draw_lot(seats, set(seats), living, digest) == seats[123456789 % len(seats)]
+    # Only people in the lot (every bot spared): nothing to weigh them against.
+    assert draw_lot([4, 5], {4, 5}, living, digest) == [4, 5][123456789 % 2]
+
+
+def test_D73_the_seats_bots_hold_from_the_start_are_public_and_kept_by_the_record() -> None:
+    table = Table(["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"], 7, bot_seats=[6, 2, 3, 2, 9])
+    assert table.state.bot_seats == (2, 3, 6)  # seats of the table, once each, in order
+    assert view(table.state, 1)["bot_seats"] == [2, 3, 6]  # every seat sees them
+    assert view(table.state, None)["bot_seats"] == [2, 3, 6]  # ... and a spectator
+    again = Table.from_record(parse_record(table.record.to_dict()))
+    assert again.state.bot_seats == (2, 3, 6)
+    plain = Table(["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"], 7)
+    assert "bot_seats" not in view(plain.state, 1)  # none given: the view is as before
+    assert "bot_seats" not in plain.record.to_dict()
+    # A record's optional field never keeps it from loading: what is not a seat is left out.
+    odd = plain.record.to_dict() | {"bot_seats": ["2", 0, 3, True]}
+    assert Table.from_record(parse_record(odd)).state.bot_seats == (3,)

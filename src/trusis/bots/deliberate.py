@@ -103,8 +103,10 @@ class NormalBot(TalkingBot):
         self._hunch: tuple[int, int] = (0, 0)  # (day, seat) of its hunch, kept until it votes
         self._drew = (0, 0)  # (day, seat): the seat this bot's lot drew that day (D70)
         self._first_vote: bytes | None = None  # the phase's public lines up to its first
-        # vote, and that vote: what seeds the lot (D70)
+        # vote, and that vote (and, if nobody spoke before it, up to the next line or vote:
+        # D73): what seeds the lot (D70)
         self._heard = hashlib.blake2b(digest_size=8)  # ... the lines so far
+        self._seeding = (False, False)  # (a vote was cast, a line or a second vote came)
         self._said_role = False  # it said its Human power role in public (its beliefs keep
         # the others' claims only)
 
@@ -118,10 +120,15 @@ class NormalBot(TalkingBot):
             code, params = event["code"], event["params"]
             if code == "phase_started":
                 self._first_vote, self._heard = None, hashlib.blake2b(digest_size=8)
+                self._seeding = (False, False)
             elif code == "said" and self._first_vote is None:
                 self._heard.update(f"{params['seat']}:{params['text']}\n".encode())
-            if code == "vote_cast" and self._first_vote is None:
+                self._seeding = (self._seeding[0], True)
+            elif code == "vote_cast" and self._first_vote is None:
                 self._heard.update(f"{params['voter']}>{params['target']}".encode())
+                # A second vote, or a line, completes the seed once a vote was cast
+                self._seeding = (True, self._seeding[1] or self._seeding[0])
+            if self._first_vote is None and all(self._seeding):
                 self._first_vote = self._heard.digest()
             if code == "vote_cast" and params["target"] == self.seat:
                 self._accused.setdefault(params["voter"], (self._turn, seconds))
@@ -381,10 +388,12 @@ class NormalBot(TalkingBot):
         bots agree on one seat by lot instead of racing their own hunches — a race that the
         seat which does not hunch back (a person voting late, say) loses more often than
         its share, since every bot's hunch may land on it and each bot's cannot land on
-        itself. The lot draws, alike for every seat that has not claimed a Human role nor
-        passed without a vote, people and bots, from a digest of the day's public lines up
-        to its first vote and of that vote: the same for every bot (they read the same
-        stream), different from game to game, and unknown before that vote. 0: no lot, the
+        itself. The lot draws among the seats that have not claimed a Human role nor
+        passed without a vote, from a digest of the day's public lines up to its first vote
+        and of that vote (a vote before any line waits for the next line or vote: D73): the
+        same for every bot (they read the same stream), different from game to game, and
+        unknown before that vote. A seat the table shows as a person's weighs so that it is
+        drawn at most at a fair share of the table (D73, `tactics.draw_lot`). 0: no lot, the
         bot votes as usual; its own seat: it casts no new vote, leaving the others to decide."""
         b = self.beliefs
         if b.team != TEAM_HUMAN or b.day != 1 or not self._lone() or self._first_vote is None \
@@ -396,8 +405,16 @@ class NormalBot(TalkingBot):
         seats = sorted(s for s in b.alive if s not in mute and s not in trusted)
         if not seats:
             return 0
-        lot = seats[int.from_bytes(self._first_vote, "big") % len(seats)]
+        lot = tactics.draw_lot(seats, self._people(), len(b.alive), self._first_vote)
         return lot if lot in scores or lot == self.seat else 0
+
+    def _people(self) -> set[int]:
+        """The seats the table shows as people's: not given to a bot before the start
+        (`bot_seats`) nor taken over by one (`players[].bot`). Public: every person at the
+        table sees the seats' bot badges (D73). Where the view does not say (the lab),
+        every seat counts alike."""
+        bots = set(self.view.get("bot_seats", ()))
+        return {p["seat"] for p in self.view["players"] if not p["bot"] and p["seat"] not in bots}
 
     def _mute(self) -> set[int]:
         """Seats that passed without a vote today: they can no longer answer an accusation

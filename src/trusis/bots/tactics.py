@@ -1,4 +1,5 @@
-"""How a heuristic bot ranks seats: whom to vote out, kill, check, protect or revive.
+"""How a heuristic bot ranks seats: whom to vote out, kill, check, protect or revive
+(and how the `normal` bots draw D70's lot).
 
 Each function reads the bot's `Beliefs` (never the game state) and returns a
 score per seat; the bot then acts on the best one. Two goals drive them. The
@@ -261,3 +262,23 @@ def revive_target(b: Beliefs, dead: list[int]) -> int:
         if value >= 1.5:
             scores[s] = value
     return best(scores)
+
+
+def draw_lot(seats: list[int], people: set[int], living: int, digest: bytes) -> int:
+    """D73: one seat of `seats` by lot, from `digest`, each person's seat weighed so that
+    it is drawn no more often than its fair share of the whole table (1 / `living`):
+    the seats spared (claimers, D70) are bots' more often than not, and a person, who
+    does not claim, would otherwise carry their share (living / unclaimed, up to 1.5x)."""
+    mine = [s for s in seats if s in people]
+    weight = 1.0
+    if mine and len(mine) < len(seats) and living > len(mine):
+        weight = min(1.0, (len(seats) - len(mine)) / (living - len(mine)))
+    if weight == 1.0:  # no person to weigh: the plain draw of D70
+        return seats[int.from_bytes(digest, "big") % len(seats)]
+    weights = [weight if s in people else 1.0 for s in seats]
+    point = int.from_bytes(digest, "big") / 2.0 ** (8 * len(digest)) * sum(weights)
+    for seat, w in zip(seats, weights, strict=True):
+        point -= w
+        if point < 0:
+            return seat
+    return seats[-1]
