@@ -215,3 +215,27 @@ def test_a_trusis_expert_reads_the_table_as_a_plain_human_would() -> None:
     assert public.role == "HUMAN" and public.known == {}  # ... its public reading does not
     assert all(not private for _d, _s, _c, private in public.claims)
     assert public.p_trusis(8) < 1.0
+
+
+def test_a_trusis_expert_kills_a_trusted_priest_first() -> None:
+    """A trusted Priest protects another claimer, never itself: the kill on the claimer it
+    guards may fail, the kill on it cannot. So a Trusis expert's first night takes the
+    Priest who said what it is (the `normal` Trusis takes any claimer: docs/bots.md)."""
+    nights = 0
+    for seed in range(6):
+        game = Table(NAMES, seed, deal=DEAL_A)
+        bots: dict[int, Bot] = {s: create_bot("expert" if TEAM_OF[DEAL_A[s - 1]] == "TRUSIS"
+                                              else "normal", s, seed) for s in range(1, 11)}
+        driver = BotDriver(game, bots)
+        driver.run_phase()  # Day 1: the Sweeper (4), the Priest (6), the Gravekeeper (9) claim
+        state = game.state
+        if not state.running or not state.alive[6] or state.kind != "night":
+            continue
+        seen = state.stream_position(3)
+        driver.run_phase()
+        kills = [e["params"]["target"] for e in game.events_after(3, seen)
+                 if e["code"] == "trusis_vote"]
+        assert kills and kills[0] == 6, (seed, kills)
+        nights += 1
+    assert nights >= 3
+

@@ -9,9 +9,10 @@ futures leave its team best placed (information-set Monte Carlo: determinised
 rollouts, the same worlds and models for every candidate). The Sweeper sweeps the seat
 the worlds disagree about most. On the Trusis team it also keeps what a plain Human at
 its seat would believe from the public game alone (`public`) and kills by night a threat
-the table trusts (its day votes stay `normal`'s: leaning them on `public` lost games from
-Day 2 and, on Day 1, singled out people — D59, docs/bots.md) (its knowledge of its
-partners tells it how the Humans are wrong). Everything else — talk, pace, fairness to people
+the table trusts, a trusted Priest first (it guards the others, never itself); its day
+votes stay `normal`'s (leaning them on `public` lost games from Day 2 and, on Day 1,
+singled out people — D59, docs/bots.md; its knowledge of its partners tells it how the
+Humans are wrong). Everything else — talk, pace, fairness to people
 (D59–D61) — is the `normal` bot's.
 
 It reads only its seat's view and events, as every bot: the worlds are built from
@@ -52,6 +53,8 @@ MARGIN = {TEAM_HUMAN: 0.5, TEAM_TRUSIS: 0.3}  # how much better than `normal`'s 
 PUBLIC_WEIGHT = 0.0  # how much a Trusis expert's day vote (from Day 2) leans on the table's
 # suspicion: 2.0 lost them 3 points (600 games), so its day vote is `normal`'s
 KILL_PUBLIC = 1.0  # how much the table's suspicion of a seat spares it the night kill
+PRIEST_FIRST = 1.0  # how much more a Trusis expert wants a trusted Priest claimer killed
+# (1 and 3 gave the same games: enough to put it before the claimers it protects)
 CHAT_LINES = 40  # the last public lines a model is told, so it knows the claims
 
 
@@ -149,6 +152,14 @@ class ExpertBot(NormalBot):
             prior = max(0.01, self.public.prior)
             for seat in scores:
                 scores[seat] -= KILL_PUBLIC * (self.public.p_trusis(seat) / prior - 1.0)
+            # The Priest first: a trusted Priest protects another claimer, never itself, so
+            # a kill on the claimer it guards may fail, while a kill on it cannot; with it
+            # gone the other claimers are open. (600 paired games against `normal` Humans,
+            # twice: 39.0% -> 45.5%, paired z 3.1; 38.3% -> 47.2%, z 4.1.)
+            priests = [s for s in b.role_claims.get(PRIEST, {}) if s in scores
+                       and s in b.claimers]
+            if len(priests) == 1:
+                scores[priests[0]] += PRIEST_FIRST
             first = tactics.best(scores)
             return self._hold(Action("vote", self.seat, first)) if first else super()._night()
         if b.role == PRIEST and self.can("protect"):
