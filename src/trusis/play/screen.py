@@ -192,7 +192,7 @@ def role_card(view: View, t: Texts) -> Panel:
         Text(t(f"you_are.{role}"), style="bold"),
         Text(t(f"team.{ROLES[role].team}"), style="bold"),
         Text(t(f"goal.{ROLES[role].team}")),
-        Text(t(f"power.{role}")),
+        Text(t(f"power.{own_power(view)}")),
     ]
     allies = [int(s) for s, f in view["known"].items() if int(s) != view["seat"]]
     if allies:
@@ -200,6 +200,15 @@ def role_card(view: View, t: Texts) -> Panel:
             f"{t.seat(s)}: {_fact(view, s, t)}" for s in allies), style="yellow"))
     lines.append(Text(t("composition", roles=composition(view, t)), style="dim"))
     return Panel(Group(*lines), title=t("role_title"), expand=False)
+
+
+def own_power(view: View) -> str:
+    """The key of the seat's own power text: a TRUSIS whose view names no other TRUSIS (each
+    knows every other, R7) is the only one — the standard set deals one at 5-7 seats (R2) —
+    and is not told of fellows it does not have."""
+    role: str = view["role"]
+    others = [f for s, f in view["known"].items() if int(s) != view["seat"]]
+    return "TRUSIS_alone" if role == "TRUSIS" and "TRUSIS" not in others else role
 
 
 def find_role(wanted: str, t: Texts) -> str | None:

@@ -11,6 +11,14 @@ export function powerText(role) {
   return own !== `power.${role}` ? own : msg(`play.power.${role}`);
 }
 
+/** Your own power. A TRUSIS whose view names no other TRUSIS (each knows every other, R7) is
+ * the only one — the standard set deals one at 5-7 seats (R2) — and is not told of fellows it
+ * does not have (the rest of its team, a Butcher say, is unknown to it and is no Trusis, §1). */
+export function ownPowerText(view, mySeat) {
+  const others = Object.entries(view.known || {}).filter(([s]) => Number(s) !== mySeat).map(([, fact]) => fact);
+  return view.role === "TRUSIS" && !others.includes("TRUSIS") ? powerText("TRUSIS_alone") : powerText(view.role);
+}
+
 /** "You are the Sweeper", with the gender the language needs. */
 export function youAre(role) {
   const key = `play.you_are.${role}`;
@@ -30,7 +38,7 @@ export function roleCard(view, mySeat, open = true) {
       h("span", { class: "role-kicker" }, t("role.your_role")),
       h("span", { id: "role-card-title", class: "role-name" }, roleName(role)),
       h("span", { class: "role-team" }, teamMark(team), " ", msg(`play.team.${team}`))),
-    h("p", { class: "role-power" }, powerText(role)),
+    h("p", { class: "role-power" }, ownPowerText(view, mySeat)),
     h("p", { class: "role-goal" }, msg(`play.goal.${team}`)),
     view.status === "running" && fellows.length
       ? h("div", { class: "role-known" }, h("h3", {}, t("role.you_know")), h("ul", {}, fellows.map((f) => h("li", {}, "◆ ", f))))
