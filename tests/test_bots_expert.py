@@ -239,3 +239,25 @@ def test_a_trusis_expert_kills_a_trusted_priest_first() -> None:
         nights += 1
     assert nights >= 3
 
+
+def test_an_expert_knows_a_claimer_the_trusis_killed_told_the_truth() -> None:
+    """The Sweeper says so on Day 1 and the Trusis kill it that night; on Day 2 a TRUSIS
+    "is the Sweeper" (the `normal` Trusis bluff, which counts living claimants only). A
+    seat killed at night was no TRUSIS, so a Human expert holds the new claimant a liar,
+    where a `normal` bot only sees two claims of one role (both contested)."""
+    game = Table(NAMES, 0, deal=DEAL_A)
+    plays = [Action("say", 4, text="I am the Sweeper."),
+             *[Action("pass", s) for s in range(1, 11)],  # Day 1: no vote, nobody dies
+             Action("vote", 3, 4), Action("vote", 8, 4),  # Night 1: the TRUSIS kill it
+             *[Action("pass", s) for s in range(1, 11)],
+             Action("say", 3, text="I am the Sweeper.")]
+    for action in plays:
+        game.play(action)
+    assert not game.state.alive[4] and game.state.number == 2
+    expert, plain = ExpertBot(1, 0), NormalBot(2, 0)
+    for bot in (expert, plain):
+        bot.observe(view(game.state, bot.seat), game.events_after(bot.seat, 0))
+        bot.beliefs.refresh()
+    assert 3 in expert.beliefs.liars and 3 not in plain.beliefs.liars
+    assert 3 in plain.beliefs.contested
+    assert expert.beliefs.p_trusis(3) > plain.beliefs.p_trusis(3)

@@ -93,6 +93,10 @@ class ExpertBot(NormalBot):
         # Trusis-team expert reads the table's suspicion from it (whom the Humans will
         # vote out, which of its own team they doubt).
         self.public = ListeningBeliefs(seat, self.LISTEN, self.SCEPTIC, self.CLAIMER_INNOCENCE)
+        # A claimer the Trusis killed at night was no TRUSIS: the living claimers of its
+        # one role lie (weigh.py). Its own belief only: `public` and the models in its
+        # rollouts read the table as `normal` bots do.
+        self.beliefs.martyrs = True
 
     def observe(self, view: View, events: Sequence[EventData]) -> None:
         super().observe(view, events)

@@ -28,7 +28,16 @@ from trusis.bots import chat, listen, phrases
 from trusis.bots.base import EventData, View
 from trusis.bots.beliefs import W_LIAR, W_SUSPECT, Beliefs
 from trusis.bots.chat import Claim
-from trusis.rules.roles import GRAVEKEEPER, HUMAN, PRIEST, SWEEPER, TRUSIS, WHITE_KNIGHT, WISE_WOMAN
+from trusis.rules.roles import (
+    GRAVEKEEPER,
+    HUMAN,
+    KAMIKAZE,
+    PRIEST,
+    SWEEPER,
+    TRUSIS,
+    WHITE_KNIGHT,
+    WISE_WOMAN,
+)
 
 W_COUNTER = 1.0  # a claimant of a role claimed by more seats than the table deals
 W_CONFLICT = 0.6  # published a result that another seat's result contradicts
@@ -60,6 +69,7 @@ class ListeningBeliefs(Beliefs):
         self.listen = listen
         self.sceptic = sceptic
         self.claimer_innocence = claimer_innocence
+        self.martyrs = False  # a claimer the Trusis killed at night proves its claim (expert)
         self.composition: dict[str, int] = {}
         self.name_list: tuple[str, ...] = ()
         self.plans: dict[int, int] = {}  # day -> the seat a fellow TRUSIS whispered to vote
@@ -169,8 +179,16 @@ class ListeningBeliefs(Beliefs):
                 cap = self.composition.get(role, 0)
                 mine = self.role == role
                 others = [s for s in who if s != self.seat]
+                martyrs = [s for s in others if s in self.night_victims] \
+                    if self.martyrs and not self.composition.get(KAMIKAZE) else []
                 if cap == 0 or (mine and cap == 1 and others):
                     liars.update(others)  # the role is not dealt, or this bot holds it
+                elif cap == 1 and len(martyrs) == 1:
+                    # the Trusis killed one claimer at night: that one was no Trusis (with
+                    # no Kamikaze, of the Trusis team, dying by its own strike), so the
+                    # living claimers of its one role lie
+                    liars.update(s for s in others if s not in martyrs
+                                 and certain.get(s) is None)
                 elif len(who) + (mine and self.seat not in who) > cap:
                     contested.update(s for s in who if certain.get(s) is None)
             verdicts: dict[int, dict[bool, set[int]]] = {}
