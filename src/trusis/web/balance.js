@@ -4,21 +4,30 @@
 
 import { fill, h } from "./dom.js";
 import { get } from "./api.js";
-import { capital, msg, t } from "./i18n.js";
+import { capital, lang, msg, onLangChange, t } from "./i18n.js";
 
 const OUTCOMES = ["HUMAN", "TRUSIS", "CASTAWAY", "DRAW"];
+
+/** A chance in percent, to a tenth, as the page's language writes it: "58.5" in English,
+ * "58,5" in French and Italian (not the browser's locale, which may be another language). */
+function percentText(pct) {
+  return new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(pct);
+}
 
 export class Balance {
   constructor() {
     this.el = h("section", { class: "balance", attrs: { "aria-live": "polite", "aria-label": t("bal.title") } });
     this.key = null;
     this.timer = null;
+    this.data = null;
+    this.offLang = null;  // while shown, a change of language redraws the last estimate
   }
 
   /** Show the estimate for `players` seats and `set` ({standard:true} or {custom:{…}}). */
   show(players, set) {
     const setParam = JSON.stringify(set?.custom ? { custom: set.custom } : { standard: true });
     const key = `${players}|${setParam}`;
+    if (!this.offLang) this.offLang = onLangChange(() => { if (this.data) this.draw(this.data); });
     if (key === this.key) return;
     this.key = key;
     clearTimeout(this.timer);
@@ -49,9 +58,17 @@ export class Balance {
     }
   }
 
-  stop() { clearTimeout(this.timer); this.key = null; }
+  stop() {
+    clearTimeout(this.timer);
+    this.key = null;
+    this.data = null;
+    this.offLang?.();
+    this.offLang = null;
+  }
 
   draw(data) {
+    this.data = data;
+    this.el.setAttribute("aria-label", t("bal.title"));
     const title = h("h3", { class: "balance-title" }, t("bal.title"));
     if (!data || data.status === "pending") {
       fill(this.el, title, h("p", { class: "hint" }, "⟳ ", t("bal.pending")));
@@ -72,7 +89,7 @@ export class Balance {
         return h("div", { class: "bal-row" },
           h("span", { class: "bal-label" }, label),
           h("span", { class: "bal-track", attrs: { "aria-hidden": "true" } }, bar),
-          h("span", { class: "bal-pct" }, `${pct.toLocaleString()} %`));
+          h("span", { class: "bal-pct" }, `${percentText(pct)} %`));
       });
     fill(this.el, title, rows.length ? rows : h("p", { class: "hint" }, t("bal.failed")),
       games ? h("p", { class: "hint" }, t("bal.games", { count: games })) : null);
