@@ -144,3 +144,36 @@ def test_D62_D64_a_slow_game_is_made_and_followed_from_your_games(
     ola_page.close()
     ola.close()
     context.close()
+
+
+def test_your_games_is_a_link_of_the_top_bar_reached_with_the_keyboard(
+        server: ServerProcess, browser: Any) -> None:
+    """"Your games" (D64) was reached only from the lobby's own list, which shows once a
+    game is there: the top bar now holds it, for whoever is signed in, named in the page's
+    language (its words stay its name on a phone, where only its mark shows)."""
+    context = browser.new_context(viewport=PHONE, locale="en-GB")
+    watched = Watched(context)
+    page = watched.page
+    page.goto(server.url + "/")
+    page.locator("#account-button").wait_for()
+    assert page.locator("#tools a[href='/games']").count() == 0  # nobody signed in yet
+    sign_in(page, server.url, "Tess")
+    link = page.locator("#tools a[href='/games']")
+    assert page.get_by_role("link", name="Your games", exact=True).count() == 1
+    page.locator("#brand").focus()
+    for _ in range(12):  # Tab from the brand along the top bar
+        page.keyboard.press("Tab")
+        if link.evaluate("el => el === document.activeElement"):
+            break
+    else:
+        raise AssertionError("Tab never reached Your games")
+    shot(page, "top-bar-your-games-phone")
+    page.keyboard.press("Enter")
+    page.locator(".your-games-page h1", has_text="Your games").wait_for()
+    assert page.url.endswith("/games")
+    page.locator("#lang-select").select_option("fr")
+    page.get_by_role("link", name="Vos parties", exact=True).wait_for()
+    page.locator("#lang-select").select_option("it")
+    page.get_by_role("link", name="Le tue partite", exact=True).wait_for()
+    assert watched.problems() == []
+    context.close()

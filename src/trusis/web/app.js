@@ -7,7 +7,7 @@ import { LANGUAGES, lang, preferredLang, setLang, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { TableScreen } from "./tablescreen.js";
 import { RulesDialog } from "./rules.js";
-import { accountTools, routeLinks } from "./account.js";
+import { accountTools, pageLink, routeLinks } from "./account.js";
 import { pageFor } from "./pages.js";
 import { loadStaff, showWarnings, watchMutes } from "./moderation.js";
 import { announce, clearAnnouncer } from "./dialogs.js";
@@ -68,9 +68,18 @@ class App {
       this.srTools(),
       h("button", { class: "btn btn-small", type: "button", id: "rules-button", on: { click: () => this.rules.open(this.screen?.store?.view?.composition, this.screen?.store?.view?.role) } }, "☰ ", h("span", { class: "tool-text" }, t("rules.button"))),
       sound,
+      this.gamesLink(),
       accountTools(this),
       h("label", { class: "sr-only", attrs: { for: "lang-select" } }, t("lang.label")), select);
     $("#brand").setAttribute("aria-label", t("brand.home"));
+  }
+
+  /** "Your games" (D64) for whoever is signed in, from every screen: the lobby's list shows
+   * only once a game is there. Its words name it also on a phone, where only ▦ shows. */
+  gamesLink() {
+    if (!this.me) return null;
+    return pageLink("/games", { class: "btn btn-small", id: "games-link" },
+      h("span", { attrs: { "aria-hidden": "true" } }, "▦ "), h("span", { class: "tool-text" }, t("games.link")));
   }
 
   /** The screen-reader mode's switch (srmode.js; its verbosity sits under the chat). */
