@@ -23,14 +23,14 @@ async def _marks(url: str) -> None:
     engine = store.engine
     try:
         assert await reads_of(engine, "ann", ["t1"]) == {}
-        await mark_read(engine, "t1", "ann", 5)  # made
-        await mark_read(engine, "t1", "ann", 9)  # forward
-        await mark_read(engine, "t1", "ann", 7)  # a late page: never back
-        await mark_read(engine, "t2", "ann", 3)
-        await mark_read(engine, "t1", "bob", 2)
+        await mark_read(store, "t1", "ann", 5)  # made
+        await mark_read(store, "t1", "ann", 9)  # forward
+        await mark_read(store, "t1", "ann", 7)  # a late page: never back
+        await mark_read(store, "t2", "ann", 3)
+        await mark_read(store, "t1", "bob", 2)
         assert await reads_of(engine, "ann", ["t1", "t2", "t3"]) == {"t1": 9, "t2": 3}
         assert await reads_of(engine, "bob", ["t1"]) == {"t1": 2}
-        await asyncio.gather(*(mark_read(engine, "t3", "ann", seq) for seq in (4, 12, 8)))
+        await asyncio.gather(*(mark_read(store, "t3", "ann", seq) for seq in (4, 12, 8)))
         assert (await reads_of(engine, "ann", ["t3"]))["t3"] == 12
     finally:
         await store.close()

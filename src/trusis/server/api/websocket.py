@@ -210,7 +210,7 @@ async def _read_until(hub: Hub, room: Room, client: Client) -> None:
     if client.seat is None or room.host is None or not client.seq:
         return
     try:
-        await mark_read(hub.store.engine, room.id, client.player_id, client.seq)
+        await mark_read(hub.store, room.id, client.player_id, client.seq)
     except Exception:
         log.warning("table %s: how far a page had read was not kept", room.id, exc_info=True)
 

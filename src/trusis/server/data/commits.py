@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Connection,
     String,
     column,
     create_engine,
@@ -40,21 +41,21 @@ from sqlalchemy.pool import StaticPool
 
 from trusis.server.data import schema
 from trusis.server.data.batch import Append, settle, statements, stored
-from trusis.server.data.sqlite_writer import SqliteThread, sqlite_pragmas
+from trusis.server.data.sqlite_writer import Job, SqliteThread, T, sqlite_pragmas
 from trusis.server.monitoring import metrics
 
 Fence = tuple[str, int] | None
 """(node, fencing number) of the process storing for a game; None with one process."""
 
 
-async def fenced(conn: Any, table_id: str, fence: Fence, seconds: float) -> None:
-    """Within a transaction that writes to a table: go on only while this process still
-    holds its lease under `fence` (and extend it), or raise `LeaseLost` — the lobby's
-    writes are fenced like actions."""
+def fenced(conn: Connection, table_id: str, fence: Fence, seconds: float) -> None:
+    """Within a transaction that writes to a table (a `Job`): go on only while this
+    process still holds its lease under `fence` (and extend it), or raise `LeaseLost` —
+    the lobby's writes are fenced like actions."""
     if fence is None:
         return
     lease = schema.leases
-    held = (await conn.execute(
+    held = (conn.execute(
         update(lease).where(lease.c.table_id == table_id, lease.c.node == fence[0],
                             lease.c.fence == fence[1])
         .values(expires_at=extract("epoch", func.clock_timestamp()) + seconds)
@@ -109,6 +110,16 @@ class GroupCommits:
                                    connect_args={"check_same_thread": False})
             sqlite_pragmas(sqlite)
             self._sqlite = SqliteThread(sqlite)
+
+    async def write(self, job: Job[T]) -> T:
+        """Run `job` in a transaction of its own and return what it returned: the lobby's
+        writes (a seat, a new table, a start, a finished game's rows). On SQLite the
+        group commits' thread runs it between two commits, so no write waits on SQLite's
+        polled lock (sqlite_writer.py); on PostgreSQL a transaction of the pool."""
+        if self._sqlite is not None:
+            return await self._sqlite.run(job)
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(job)
 
     def queued(self) -> int:
         """Actions waiting for the next group commit (a health figure)."""

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from typing_extensions import TypedDict
 
 from trusis.rules.actions import STAFF_DRAW
@@ -61,39 +61,42 @@ async def record_finished(store: Store, table_id: str, record: Record,
                      "won": seat in winners, "finished_at": now,
                      "stats": json.dumps(entry["stats"]),
                      "table_stats": json.dumps(stored["table"])})
-    async with store.engine.begin() as conn:
+    rated = not (record.actions and record.actions[-1].do == STAFF_DRAW)  # D38: its last word
+
+    def job(conn: Connection) -> None:
         if rows:
-            await conn.execute(insert(schema.game_players), rows)
-    if not (record.actions and record.actions[-1].do == STAFF_DRAW):  # D38: the game's last word
-        await rate(store, rows)
+            conn.execute(insert(schema.game_players), rows)
+        if rated:
+            rate(conn, rows)
+    await store.write(job)
 
 
-async def rate(store: Store, rows: list[dict[str, Any]]) -> None:
-    """OpenSkill after a game between registered players: the winning team first."""
+def rate(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """OpenSkill after a game between registered players: the winning team first (within
+    the transaction that keeps the finished game)."""
     p = schema.players
     ids = [r["player_id"] for r in rows]
-    async with store.engine.begin() as conn:
-        found = (await conn.execute(
-            select(p.c.id, p.c.rating_mu, p.c.rating_sigma, p.c.rated_games)
-            .where(p.c.id.in_(ids), p.c.kind == "account"))).all()
-        accounts = {row[0]: row for row in found}
-        rated = [r for r in rows if r["player_id"] in accounts]
-        teams: dict[str, list[dict[str, Any]]] = {}
-        for r in rated:
-            teams.setdefault(r["team"], []).append(r)
-        if len(teams) < 2:
-            return  # nobody to be measured against
-        order = sorted(teams, key=lambda team: not any(r["won"] for r in teams[team]))
-        ratings = [[MODEL.rating(mu=accounts[r["player_id"]][1],
-                                 sigma=accounts[r["player_id"]][2], name=r["player_id"])
-                    for r in teams[team]] for team in order]
-        ranks: list[float] = [0.0 if any(r["won"] for r in teams[team]) else 1.0
-                              for team in order]
-        for team_ratings in MODEL.rate(ratings, ranks=ranks):
-            for rating in team_ratings:
-                games = accounts[rating.name][3] or 0
-                await conn.execute(update(p).where(p.c.id == rating.name).values(
-                    rating_mu=rating.mu, rating_sigma=rating.sigma, rated_games=games + 1))
+    found = conn.execute(
+        select(p.c.id, p.c.rating_mu, p.c.rating_sigma, p.c.rated_games)
+        .where(p.c.id.in_(ids), p.c.kind == "account")).all()
+    accounts = {row[0]: row for row in found}
+    rated = [r for r in rows if r["player_id"] in accounts]
+    teams: dict[str, list[dict[str, Any]]] = {}
+    for r in rated:
+        teams.setdefault(r["team"], []).append(r)
+    if len(teams) < 2:
+        return  # nobody to be measured against
+    order = sorted(teams, key=lambda team: not any(r["won"] for r in teams[team]))
+    ratings = [[MODEL.rating(mu=accounts[r["player_id"]][1],
+                             sigma=accounts[r["player_id"]][2], name=r["player_id"])
+                for r in teams[team]] for team in order]
+    ranks: list[float] = [0.0 if any(r["won"] for r in teams[team]) else 1.0
+                          for team in order]
+    for team_ratings in MODEL.rate(ratings, ranks=ranks):
+        for rating in team_ratings:
+            games = accounts[rating.name][3] or 0
+            conn.execute(update(p).where(p.c.id == rating.name).values(
+                rating_mu=rating.mu, rating_sigma=rating.sigma, rated_games=games + 1))
 
 
 def result_of(won: bool, winner: str | None) -> str:

@@ -15,23 +15,24 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from trusis.server.data import schema
+from trusis.server.data.store import Store
 
 
-async def mark_read(engine: AsyncEngine, table_id: str, player_id: str, seq: int) -> None:
+async def mark_read(store: Store, table_id: str, player_id: str, seq: int) -> None:
     """`player_id` has read `table_id`'s game up to their stream number `seq`.
 
     One statement (issue 39: an update, a read and an insert were up to three trips to the
-    driver's thread at every page that closed): the row is made, or moved forward only."""
+    driver's thread at every page that closed), written where the actions are
+    (`Store.write`): the row is made, or moved forward only."""
     r = schema.reads
-    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    dialect = postgresql if store.engine.dialect.name == "postgresql" else sqlite
     made = dialect.insert(r).values(table_id=table_id, player_id=player_id, seq=seq,
                                     at=time.time())
     statement = made.on_conflict_do_update(
         index_elements=[r.c.table_id, r.c.player_id],
         set_={"seq": made.excluded.seq, "at": made.excluded.at},
         where=r.c.seq < made.excluded.seq)
-    async with engine.begin() as conn:
-        await conn.execute(statement)
+    await store.write(lambda conn: conn.execute(statement))
 
 
 async def reads_of(engine: AsyncEngine, player_id: str, table_ids: list[str]) -> dict[str, int]:

@@ -4,38 +4,39 @@ is at. The start, the seats and the actions are store.py's and commits.py's."""
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Connection, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from trusis.server.data import schema
-from trusis.server.data.commits import Fence, fenced
+from trusis.server.data.commits import Fence, GroupCommits, fenced
 
 
 class RoomRows:
     """The rows of `tables` (with their seats and kept seats) for the lobby's changes."""
 
-    def __init__(self, engine: AsyncEngine, lease_seconds: float) -> None:
+    def __init__(self, engine: AsyncEngine, commits: GroupCommits) -> None:
         self.engine = engine
-        self.lease_seconds = lease_seconds
+        self.commits = commits  # its writes go where the actions go (`write`)
 
     async def close_open(self, table_id: str, status: str, fence: Fence) -> None:
         """An open table's status `status`, its seats and kept seats gone: one
         transaction, under its lease's fence (a process that no longer writes the table
         closes nothing)."""
         t, s, r = schema.tables, schema.seats, schema.reservations
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.lease_seconds)
-            await conn.execute(update(t).where(t.c.id == table_id, t.c.status == "open")
-                               .values(status=status))
-            await conn.execute(delete(s).where(s.c.table_id == table_id))
-            await conn.execute(delete(r).where(r.c.table_id == table_id))
+
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(update(t).where(t.c.id == table_id, t.c.status == "open")
+                         .values(status=status))
+            conn.execute(delete(s).where(s.c.table_id == table_id))
+            conn.execute(delete(r).where(r.c.table_id == table_id))
+        await self.commits.write(job)
 
     async def set_open_status(self, table_id: str, status: str) -> None:
         """An open table's status `status` (a table that started meanwhile keeps its own)."""
         t = schema.tables
-        async with self.engine.begin() as conn:
-            await conn.execute(update(t).where(t.c.id == table_id, t.c.status == "open")
-                               .values(status=status))
+        await self.commits.write(lambda conn: conn.execute(
+            update(t).where(t.c.id == table_id, t.c.status == "open").values(status=status)))
 
     async def live_tables_of(self, player_id: str) -> list[str]:
         """The open and running tables where `player_id` holds a seat or which they host,

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from trusis.server.data import schema
-from trusis.server.data.commits import Fence, fenced
+from trusis.server.data.commits import Fence, GroupCommits, fenced
 
 IN_CHUNK = 500
 """Ids in one `IN (...)` list: well under SQLite's bound on a statement's parameters."""
@@ -56,9 +56,9 @@ def _chunks(ids: list[str]) -> list[list[str]]:
 class SeriesRows:
     """The rows of `series_games` and `reservations`."""
 
-    def __init__(self, engine: AsyncEngine, lease_seconds: float) -> None:
+    def __init__(self, engine: AsyncEngine, commits: GroupCommits) -> None:
         self.engine = engine
-        self.lease_seconds = lease_seconds
+        self.commits = commits  # its writes go where the actions go (`write`)
 
     async def link_of(self, table_id: str) -> Link | None:
         g = schema.series_games
@@ -104,29 +104,31 @@ class SeriesRows:
         g = schema.series_games
         series_id = before.series_id if before is not None else previous_id
         number = (before.number if before is not None else 1) + 1
-        async with self.engine.begin() as conn:
+
+        def job(conn: Connection) -> None:
             if before is None:
-                await conn.execute(insert(g).values(table_id=previous_id, series_id=series_id,
-                                                    number=1, previous_id=None,
-                                                    next_id=table_id))
+                conn.execute(insert(g).values(table_id=previous_id, series_id=series_id,
+                                              number=1, previous_id=None, next_id=table_id))
             else:
-                await conn.execute(update(g).where(g.c.table_id == previous_id)
-                                   .values(next_id=table_id))
-            await conn.execute(insert(g).values(table_id=table_id, series_id=series_id,
-                                                number=number, previous_id=previous_id,
-                                                next_id=None))
+                conn.execute(update(g).where(g.c.table_id == previous_id)
+                             .values(next_id=table_id))
+            conn.execute(insert(g).values(table_id=table_id, series_id=series_id,
+                                          number=number, previous_id=previous_id,
+                                          next_id=None))
+        await self.commits.write(job)
         return Link(table_id, series_id, number, previous_id, None)
 
     async def keep(self, table_id: str, seats: Mapping[int, KeptSeat]) -> None:
         if not seats:
             return
-        async with self.engine.begin() as conn:
-            await conn.execute(insert(schema.reservations), [
-                {"table_id": table_id, "seat": n, "player_id": r.player_id, "kind": r.kind,
-                 "name": r.name, "until": r.until} for n, r in seats.items()])
+        rows = [{"table_id": table_id, "seat": n, "player_id": r.player_id, "kind": r.kind,
+                 "name": r.name, "until": r.until} for n, r in seats.items()]
+        await self.commits.write(lambda conn: conn.execute(insert(schema.reservations), rows))
 
     async def release(self, table_id: str, seat: int, fence: Fence = None) -> None:
         r = schema.reservations
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.lease_seconds)
-            await conn.execute(delete(r).where(r.c.table_id == table_id, r.c.seat == seat))
+
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(delete(r).where(r.c.table_id == table_id, r.c.seat == seat))
+        await self.commits.write(job)

@@ -20,6 +20,7 @@ from typing import Any, cast
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
+    Connection,
     delete,
     exists,
     func,
@@ -107,13 +108,14 @@ class Store:
         self.commits = GroupCommits(self.engine, url)
         self.mutes = MuteCheck(self.engine)  # what every `say` waits for (mutes.py)
         self.append = self.commits.append  # every action goes through the group commits
+        self.write = self.commits.write  # and every frequent write of the lobby (issue 39)
         self.notifications = NotificationRows(self.engine)  # the outbox's rows and the rest
         # The query groups, one per concern: nothing outside data/ runs SQL (issue 36).
         self.accounts = AccountRows(self.engine)
         self.login_counts = LoginCounts(self.engine)
         self.blocks = BlockRows(self.engine)
-        self.rooms = RoomRows(self.engine, self.commits.lease_seconds)
-        self.series = SeriesRows(self.engine, self.commits.lease_seconds)
+        self.rooms = RoomRows(self.engine, self.commits)
+        self.series = SeriesRows(self.engine, self.commits)
         self.reports = ReportRows(self.engine)
 
     async def migrate(self) -> None:
@@ -157,10 +159,9 @@ class Store:
         """A new guest, or a program seat's player made by `made_by` (D41: it answers for
         them)."""
         player = Player(new_id(16), name, kind)
-        async with self.engine.begin() as conn:
-            await conn.execute(insert(schema.players).values(
-                id=player.id, name=name, kind=kind, created_at=time.time(), rated_games=0,
-                deleted=False, made_by=made_by))
+        await self.write(lambda conn: conn.execute(insert(schema.players).values(
+            id=player.id, name=name, kind=kind, created_at=time.time(), rated_games=0,
+            deleted=False, made_by=made_by)))
         return player
 
     async def programs_of(self, player_id: str) -> list[str]:
@@ -174,10 +175,9 @@ class Store:
     async def new_token(self, player_id: str, kind: str, table_id: str | None = None,
                         seat: int | None = None, family: str | None = None) -> str:
         token = secrets.token_urlsafe(32)
-        async with self.engine.begin() as conn:
-            await conn.execute(insert(schema.tokens).values(
-                hash=token_hash(token), player_id=player_id, kind=kind, table_id=table_id,
-                seat=seat, created_at=time.time(), family=family or new_id(16)))
+        await self.write(lambda conn: conn.execute(insert(schema.tokens).values(
+            hash=token_hash(token), player_id=player_id, kind=kind, table_id=table_id,
+            seat=seat, created_at=time.time(), family=family or new_id(16))))
         return token
 
     async def drop_tokens(self, player_id: str, family: str | None = None,
@@ -219,59 +219,65 @@ class Store:
 
     async def new_table(self, table_id: str, name: str, host_id: str, options: dict[str, Any],
                         invite: str, private: bool) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(insert(schema.tables).values(
-                id=table_id, name=name, host_id=host_id, options=json.dumps(options),
-                status="open", invite=invite, created_at=time.time(), private=private))
+        await self.write(lambda conn: conn.execute(insert(schema.tables).values(
+            id=table_id, name=name, host_id=host_id, options=json.dumps(options),
+            status="open", invite=invite, created_at=time.time(), private=private)))
 
     async def set_seat(self, table_id: str, seat: int, kind: str, name: str,
                        player_id: str | None, bot_kind: str | None,
                        fence: Fence = None) -> None:
         s = schema.seats
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.commits.lease_seconds)
-            await conn.execute(delete(s).where(s.c.table_id == table_id, s.c.seat == seat))
-            await conn.execute(insert(s).values(table_id=table_id, seat=seat, kind=kind,
-                                                name=name, player_id=player_id,
-                                                bot_kind=bot_kind))
+
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(delete(s).where(s.c.table_id == table_id, s.c.seat == seat))
+            conn.execute(insert(s).values(table_id=table_id, seat=seat, kind=kind, name=name,
+                                          player_id=player_id, bot_kind=bot_kind))
+        await self.write(job)
 
     async def free_seat(self, table_id: str, seat: int, fence: Fence = None) -> None:
         s = schema.seats
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.commits.lease_seconds)
-            await conn.execute(delete(s).where(s.c.table_id == table_id, s.c.seat == seat))
+
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(delete(s).where(s.c.table_id == table_id, s.c.seat == seat))
+        await self.write(job)
 
     async def start(self, table_id: str, seed: int, players: list[str], deal: list[str],
                     started_at: float, deadline: float | None, phase: str,
                     fence: Fence = None, notices: Sequence[dict[str, Any]] = ()) -> None:
         """The game begins; `notices` (the outbox's "game started") are stored with it."""
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.commits.lease_seconds)
-            await conn.execute(update(schema.tables).where(schema.tables.c.id == table_id).values(
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(update(schema.tables).where(schema.tables.c.id == table_id).values(
                 status="running", seed=seed, players=json.dumps(players), deal=json.dumps(deal),
                 started_at=started_at, deadline=deadline, deadline_phase=phase))
             if notices:
-                await conn.execute(insert(schema.notices), list(notices))
+                conn.execute(insert(schema.notices), list(notices))
+        await self.write(job)
 
     async def set_bot_seat(self, table_id: str, seat: int, bot_kind: str, name: str,
                            fence: Fence = None) -> None:
         """A seat handed over to a bot during the game (R53). Its `player_id` stays: the
         seat is still its player's, who may take it back (D29) and keeps the game (D32)."""
         s = schema.seats
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.commits.lease_seconds)
-            await conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
-                               .values(kind="bot", bot_kind=bot_kind, name=name))
+
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
+                         .values(kind="bot", bot_kind=bot_kind, name=name))
+        await self.write(job)
 
     async def set_person_seat(self, table_id: str, seat: int, player_id: str,
                               name: str,
                               fence: Fence = None, kind: str = "person") -> None:
         s = schema.seats
-        async with self.engine.begin() as conn:
-            await fenced(conn, table_id, fence, self.commits.lease_seconds)
-            await conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
-                               .values(kind=kind, bot_kind=None, name=name,
-                                       player_id=player_id))
+
+        def job(conn: Connection) -> None:
+            fenced(conn, table_id, fence, self.commits.lease_seconds)
+            conn.execute(update(s).where(s.c.table_id == table_id, s.c.seat == seat)
+                         .values(kind=kind, bot_kind=None, name=name, player_id=player_id))
+        await self.write(job)
 
     # -- reading ------------------------------------------------------------
 
