@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import httpx
+
+from serverproc import ServerProcess, pass_to_the_end
 from test_web_support import (
+    DESKTOP,
     PHONE,
     Helper,
     Watched,
@@ -173,3 +177,48 @@ def test_what_your_role_card_says_you_know_is_a_whole_sentence_in_each_language(
     assert said["it"].startswith("◆ Basil (posto 4): "), said
     assert w.problems() == []
     context.close()
+
+
+def finished_game(server: ServerProcess) -> str:
+    """A guest and four bots, passing to the end over HTTP and the WebSocket; the table's id."""
+    with httpx.Client(base_url=server.url, timeout=10) as host:
+        assert host.post("/api/guest", json={"name": "Ann"}).status_code in (200, 201)
+        table = host.post("/api/tables", json={"name": "relang", "seats": 5, "day_seconds": 30,
+                                               "night_seconds": 15}).json()
+        assert host.post(f"/api/tables/{table['id']}/seats", json={}).status_code == 200
+        for _ in range(4):
+            assert host.post(f"/api/tables/{table['id']}/bots", json={}).status_code == 200
+        assert host.post(f"/api/tables/{table['id']}/start").status_code == 200
+        pass_to_the_end(server, table["id"], [host])
+        return str(table["id"])
+
+
+def test_the_replay_toolbar_follows_a_switch_of_language(server, browser) -> None:
+    """A French player's screenshot: the replay switched to French still said "End screen",
+    "Watch as" and "Go to" — the toolbar was drawn once, in the language of the first load,
+    and a switch redrew only the steps. Every word of it follows now, names of buttons too."""
+    table_id = finished_game(server)
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    w = Watched(context)
+    page = w.page
+    page.goto(f"{server.url}/t/{table_id}/replay")
+    page.locator(".replay-caption", has_text="Start:").wait_for()
+    page.locator("#lang-select").select_option("fr")
+    page.locator(".replay-caption", has_text="Début :").wait_for()
+    head = page.locator(".replay-head")
+    assert head.locator("a.btn").inner_text() == "Écran de fin"
+    assert head.locator("label[for=replay-seat]").inner_text() == "Voir comme"
+    assert head.locator("label[for=replay-phase]").inner_text() == "Aller à"
+    assert head.locator(".replay-controls").get_attribute("aria-label") == "Étapes"
+    assert head.locator(".step-first").get_attribute("aria-label") == "Première étape"
+    assert head.locator(".step-last").get_attribute("title") == "Dernière étape"
+    assert head.locator("#replay-slider").get_attribute("aria-label") == "Étape"
+    assert "Rediffusion" in page.locator("#replay-title").inner_text()
+    shot(page, "replay-fr")
+    page.locator("#lang-select").select_option("it")
+    head.locator("label[for=replay-seat]", has_text="Guarda come").wait_for()
+    assert head.locator("a.btn").inner_text() == "Schermata finale"
+    assert head.locator(".step-back").get_attribute("aria-label") == "Passo indietro"
+    assert w.problems() == []
+    context.close()
+

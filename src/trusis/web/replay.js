@@ -62,32 +62,34 @@ export class ReplayScreen {
     this.title = h("h1", { id: "replay-title", class: "replay-title" }, t("replay.title"));
     this.seatPick = h("select", { id: "replay-seat", on: { change: () => this.chooseSeat(this.seatPick.value) } });
     this.phasePick = h("select", { id: "replay-phase", on: { change: () => this.jumpTo(this.phasePick.value) } });
-    const button = (cls, label, text, fn) => h("button", {
-      class: ["btn", "btn-small", "step-btn", cls], type: "button", attrs: { "aria-label": label, title: label }, on: { click: fn },
+    const button = (cls, text, fn) => h("button", {
+      class: ["btn", "btn-small", "step-btn", cls], type: "button", on: { click: fn },
     }, text);
-    this.first = button("step-first", t("replay.first"), "|◀", () => this.go(0));
-    this.back = button("step-back", t("replay.back"), "◀", () => this.go(this.step - 1));
-    this.forward = button("step-forward", t("replay.forward"), "▶", () => this.go(this.step + 1));
-    this.last = button("step-last", t("replay.last"), "▶|", () => this.go(this.steps ?? 0));
+    this.first = button("step-first", "|◀", () => this.go(0));
+    this.back = button("step-back", "◀", () => this.go(this.step - 1));
+    this.forward = button("step-forward", "▶", () => this.go(this.step + 1));
+    this.last = button("step-last", "▶|", () => this.go(this.steps ?? 0));
     // Until the replay knows its steps a press would do nothing: the buttons wait for it.
     for (const b of [this.first, this.back, this.forward, this.last]) b.disabled = true;
     this.slider = h("input", {
       type: "range", id: "replay-slider", min: "0", max: "0", step: "1", value: "0",
-      attrs: { "aria-label": t("replay.slider") },
       on: { input: () => this.slide() },
     });
     this.caption = h("p", { class: "replay-caption", attrs: { "aria-live": "polite", "aria-atomic": "true" } });
     this.error = h("p", { class: "form-error", attrs: { role: "alert" } });
-    this.endLink = pageLink(this.tablePath(), { class: "btn btn-small" }, t("replay.to_end"));
+    this.endLink = pageLink(this.tablePath(), { class: "btn btn-small" });
+    this.seatLabel = h("label", { attrs: { for: "replay-seat" } });
+    this.phaseLabel = h("label", { attrs: { for: "replay-phase" } });
+    this.controls = h("div", { class: "replay-controls", attrs: { role: "group" } },
+      this.first, this.back, this.slider, this.forward, this.last);
 
     this.head = h("section", { class: "replay-head", attrs: { "aria-labelledby": "replay-title" } },
       h("div", { class: "replay-top" }, h("div", { class: "replay-titles" }, this.title, this.endLink),
         h("div", { class: "replay-pickers" },
-          h("span", { class: "picker" }, h("label", { attrs: { for: "replay-seat" } }, t("replay.as")), this.seatPick),
-          h("span", { class: "picker" }, h("label", { attrs: { for: "replay-phase" } }, t("replay.jump")), this.phasePick))),
-      h("div", { class: "replay-controls", attrs: { role: "group", "aria-label": t("replay.controls") } },
-        this.first, this.back, this.slider, this.forward, this.last),
-      this.caption, this.error);
+          h("span", { class: "picker" }, this.seatLabel, this.seatPick),
+          h("span", { class: "picker" }, this.phaseLabel, this.phasePick))),
+      this.controls, this.caption, this.error);
+    this.drawWords();
 
     this.revealed = h("section", { class: "card replay-revealed", hidden: true, attrs: { "aria-labelledby": "revealed-title" } });
     this.centre = h("section", { class: "panel panel-table", id: "panel-table", attrs: { role: "tabpanel", "aria-labelledby": "tab-p-table" } },
@@ -98,12 +100,32 @@ export class ReplayScreen {
       log: h("section", { class: "panel", id: "panel-log", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-log" } }, this.log.el),
       chat: h("section", { class: "panel", id: "panel-chat", attrs: { role: "tabpanel", "aria-labelledby": "tab-d-chat" } }, this.chat.el),
     };
-    this.layout = h("div", { class: "layout" }, this.centre,
-      h("aside", { class: "side", attrs: { "aria-label": t("tab.side") } }, this.side.el, Object.values(this.panels)));
+    this.aside = h("aside", { class: "side", attrs: { "aria-label": t("tab.side") } }, this.side.el, Object.values(this.panels));
+    this.layout = h("div", { class: "layout" }, this.centre, this.aside);
     this.el = h("div", { class: "replay-screen" }, this.head, this.status.el, this.phone.el, this.layout);
     this.media = window.matchMedia(PHONE);
     this.onMedia = () => this.showPanels();
     this.onKey = (ev) => this.key(ev);
+  }
+
+  /** The toolbar's own words — its link, its pickers' labels, the names of its buttons —
+   * drawn again on a switch of language: drawn once, they stayed in the first load's
+   * language ("End screen", "Watch as" on a page switched to French). */
+  drawWords() {
+    this.endLink.textContent = t("replay.to_end");
+    this.seatLabel.textContent = t("replay.as");
+    this.phaseLabel.textContent = t("replay.jump");
+    this.controls.setAttribute("aria-label", t("replay.controls"));
+    const names = [[this.first, "replay.first"], [this.back, "replay.back"], [this.forward, "replay.forward"], [this.last, "replay.last"]];
+    for (const [button, key] of names) {
+      button.setAttribute("aria-label", t(key));
+      button.setAttribute("title", t(key));
+    }
+    this.slider.setAttribute("aria-label", t("replay.slider"));
+    this.aside?.setAttribute("aria-label", t("tab.side"));
+    this.side?.el.setAttribute("aria-label", t("tab.side"));
+    this.phone?.el.setAttribute("aria-label", t("tab.phone"));
+    if (!this.data) this.title.textContent = t("replay.title");
   }
 
   tablePath() {
@@ -313,6 +335,7 @@ export class ReplayScreen {
   }
 
   relang() {
+    this.drawWords();
     this.side.render();
     this.phone.render();
     this.chat.redraw();
