@@ -222,3 +222,42 @@ def test_the_replay_toolbar_follows_a_switch_of_language(server, browser) -> Non
     assert w.problems() == []
     context.close()
 
+
+def test_the_lobby_follows_a_switch_of_language_and_keeps_what_was_typed(
+        server, browser) -> None:
+    """Switched to French, the lobby kept "Your name", "Create a table"… in English until
+    the player went elsewhere, while the top bar changed at once. It is redrawn now as the
+    other screens are, with what the player typed and chose still in its fields."""
+    context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    w = Watched(context)
+    page = w.page
+    sign_in(page, server.url, "Ann")
+    page.locator(".dealt-list").wait_for()
+    page.locator("#name-input").fill("Annie")
+    page.locator("#ct-name").fill("Ma table")
+    page.locator("#ct-seats").fill("9")
+    page.locator("#ct-private").check()
+    page.locator("#ct-slow").check()
+    page.locator("#ct-preset").select_option("relaxed")
+    page.locator("#lang-select").select_option("fr")
+    page.locator("#create-title", has_text="Créer une table").wait_for(timeout=3000)
+    assert page.locator("#tables-title").inner_text() == "Tables ouvertes"
+    assert page.locator("#name-title").inner_text() == "Votre nom"
+    assert page.locator("#name-input").input_value() == "Annie"
+    assert page.locator("#ct-name").input_value() == "Ma table"
+    assert page.locator("#ct-seats").input_value() == "9"
+    assert page.locator("#ct-private").is_checked()
+    assert page.locator("#ct-slow").is_checked()
+    assert page.locator(".slow-timers").is_visible()
+    assert page.locator("#ct-preset").input_value() == "relaxed"
+    assert page.locator("#ct-day-hours").input_value() == "48"
+    page.locator(".dealt-list li", has_text="Humain").wait_for()  # the roles in French
+    shot(page, "lobby-fr-switched", full_page=True)
+    # A table's name left as the page gave it is no choice of the player's: it follows.
+    page.locator("#ct-name").fill("Table de Trusis")
+    page.locator("#lang-select").select_option("it")
+    page.locator("#create-title", has_text="Crea un tavolo").wait_for(timeout=3000)
+    assert page.locator("#ct-name").input_value() == "Tavolo di Trusis"
+    assert page.locator("#name-input").input_value() == "Annie"
+    assert w.problems() == []
+    context.close()

@@ -35,7 +35,8 @@ export class CreateForm {
       attrs: { inputmode: "numeric", "aria-describedby": `${id}-hint` },
       on: { input: () => this.changed() },
     });
-    this.name = h("input", { id: "ct-name", type: "text", maxLength: 80, value: t("create.default_name"), required: true });
+    this.defaultName = t("create.default_name");
+    this.name = h("input", { id: "ct-name", type: "text", maxLength: 80, value: this.defaultName, required: true });
     this.seats = num("ct-seats", 5, 30, 8);
     this.day = num("ct-day", 30, 3600, 180);
     this.night = num("ct-night", 15, 1800, 90);

@@ -4,7 +4,7 @@
 
 import { fill, h } from "./dom.js";
 import { api, get, listOf, post } from "./api.js";
-import { t } from "./i18n.js";
+import { onLangChange, t } from "./i18n.js";
 import { CreateForm } from "./createform.js";
 import { errorText } from "./errors.js";
 import { announce } from "./dialogs.js";
@@ -102,6 +102,30 @@ export function nameForm(app, { compact = false } = {}) {
   return form;
 }
 
+/**
+ * What the player typed or chose in `root`'s fields, by id. The function returned puts it
+ * back into the fields of the same ids once `root` is drawn again, telling each field's own
+ * listeners (a name's count, the form's check of its set, slow or real time).
+ */
+function keepFields(root) {
+  const kept = [...root.querySelectorAll("input[id], select[id], textarea[id]")].map((el) =>
+    [el.id, el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]);
+  const focused = root.contains(document.activeElement) ? document.activeElement.id : "";
+  return () => {
+    for (const [id, value] of kept) {
+      const el = document.getElementById(id);
+      if (!el || !root.contains(el)) continue;
+      const box = typeof value === "boolean";
+      // A radio is put back by checking the one that was: unchecking the others is its own.
+      if (box ? el.checked === value || (el.type === "radio" && !value) : el.value === value) continue;
+      if (box) el.checked = value;
+      else el.value = value;
+      el.dispatchEvent(new Event(box || el.tagName === "SELECT" ? "change" : "input", { bubbles: true }));
+    }
+    if (focused) document.getElementById(focused)?.focus();
+  };
+}
+
 export class Lobby {
   constructor(app) {
     this.app = app;
@@ -117,17 +141,39 @@ export class Lobby {
     fill(main, this.el);
     this.render();
     this.refresh();
+    this.offLang = onLangChange(() => this.relang());
   }
 
   unmount() {
     this.stopped = true;
+    this.offLang?.();
     clearTimeout(this.timer);
     this.form?.stop();
   }
 
-  render() {
-    this.form?.stop();
-    this.form = this.app.me ? new CreateForm({ onCreated: (table) => this.created(table) }) : null;
+  /**
+   * A switch of language redraws the lobby at once, as the table screen and the replay are
+   * (their relang): drawn once, its words stayed in English until the player went elsewhere
+   * while the top bar had changed. What was typed in its fields stays; a table's name left
+   * as it was given follows the language.
+   */
+  relang() {
+    if (this.stopped) return;
+    const restore = keepFields(this.el);
+    const given = this.form && this.form.name.value === this.form.defaultName;
+    this.render({ keepForm: true });
+    restore();
+    if (given) this.form.name.value = this.form.defaultName;
+    this.refresh();
+  }
+
+  render({ keepForm = false } = {}) {
+    if (keepForm && this.form && this.app.me) {
+      this.form.build();
+    } else {
+      this.form?.stop();
+      this.form = this.app.me ? new CreateForm({ onCreated: (table) => this.created(table) }) : null;
+    }
     fill(this.el,
       h("div", { class: "lobby-intro" }, h("h1", {}, t("lobby.title")), h("p", {}, t("lobby.intro"))),
       h("div", { class: "lobby-grid" },
