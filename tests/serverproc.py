@@ -19,11 +19,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 POSTGRES = os.environ.get("TRUSIS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -90,6 +91,18 @@ def new_database(kind: str, folder: Path) -> str:
 def drop_database(url: str) -> None:
     if url.startswith("postgresql"):
         _run(_pg_drop(url.rsplit("/", 1)[1]))
+
+
+def on_fresh_database(kind: str, folder: Path,
+                      trial: Callable[[str], Coroutine[Any, Any, None]]) -> None:
+    """Run `trial` on a fresh database of `kind` (skipped without PostgreSQL), dropped after."""
+    if kind == "postgresql" and not postgres_available():
+        pytest.skip("PostgreSQL is not available (TRUSIS_TEST_POSTGRES)")
+    url = new_database(kind, folder)
+    try:
+        asyncio.run(trial(url))
+    finally:
+        drop_database(url)
 
 
 class ServerProcess:

@@ -11,16 +11,14 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from notifyhelp import MailSink, PushSink
-from serverproc import drop_database, free_port, new_database, postgres_available
+from serverproc import free_port, new_database, on_fresh_database, postgres_available
 from trusis.server.config import normalise_database_url
 from trusis.server.data.notifications import NoticeRow, PushSubscription, Reach
 from trusis.server.data.store import Store
@@ -54,18 +52,6 @@ def _outbox(store: Store, node: str, sink: MailSink | None, mail_timeout: float 
     for key, value in extra.items():
         setattr(settings, key, value)
     return Outbox(store.notifications, settings, Links("secret", "http://trusis.test"))
-
-
-def on_fresh_database(kind: str, tmp_path: Path,
-                      trial: Callable[[str], Coroutine[Any, Any, None]]) -> None:
-    """Run `trial` on a fresh database of `kind` (skipped without PostgreSQL), dropped after."""
-    if kind == "postgresql" and not postgres_available():
-        pytest.skip("PostgreSQL is not running")
-    url = new_database(kind, tmp_path)
-    try:
-        asyncio.run(trial(url))
-    finally:
-        drop_database(url)
 
 
 @pytest.mark.skipif(not postgres_available(), reason="PostgreSQL is not running")

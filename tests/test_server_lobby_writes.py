@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import IntegrityError
 
-from serverproc import drop_database, new_database, postgres_available
+from serverproc import on_fresh_database
 from trusis.server.config import normalise_database_url
 from trusis.server.data.store import Store
 
@@ -75,11 +75,4 @@ async def _jobs(url: str) -> None:
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_write_answers_its_result_or_its_error_and_fails_nothing_else(
         kind: str, tmp_path: Path) -> None:
-    if kind == "postgresql" and not postgres_available():
-        pytest.skip("PostgreSQL is not available (TRUSIS_TEST_POSTGRES)")
-    url = new_database(kind, tmp_path)
-    try:
-        asyncio.run(_jobs(url))
-    finally:
-        if kind == "postgresql":
-            drop_database(url)
+    on_fresh_database(kind, tmp_path, _jobs)

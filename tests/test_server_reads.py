@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from serverproc import drop_database, new_database, postgres_available
+from serverproc import on_fresh_database
 from trusis.server.config import normalise_database_url
 from trusis.server.data.reads import mark_read, reads_of
 from trusis.server.data.store import Store
@@ -38,11 +38,4 @@ async def _marks(url: str) -> None:
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_mark_is_made_then_only_moves_forward(kind: str, tmp_path: Path) -> None:
-    if kind == "postgresql" and not postgres_available():
-        pytest.skip("PostgreSQL is not available (TRUSIS_TEST_POSTGRES)")
-    url = new_database(kind, tmp_path)
-    try:
-        asyncio.run(_marks(url))
-    finally:
-        if kind == "postgresql":
-            drop_database(url)
+    on_fresh_database(kind, tmp_path, _marks)
