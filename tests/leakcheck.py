@@ -143,7 +143,8 @@ class Checker:
             if message["type"] in ("snapshot", "events"):
                 needed[(seat, message["seq"], message["type"] == "snapshot")] = None
         table = Table(self.record.players, self.record.seed, self.record.custom,
-                      self.record.roles())
+                      self.record.roles(),
+                      bot_seats=self.record.extra.get("bot_seats", ()))
         self.expected: dict[tuple[int | None, int, bool], list[Any]] = {}
         actions = self.record.actions
         times = self.record.times

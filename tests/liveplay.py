@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serverproc import Player, ServerProcess
-from trusis.server.tables.records import record_of
+from trusis.server.tables.records import record_of, with_bot_seats
+from trusis.server.tables.seats.seat import Seat
 from trusis.table.record import Record
 
 GAME_DOS = ("vote", "illusion", "protect", "extra_vote", "kamikaze", "revive", "sweep",
@@ -295,8 +296,12 @@ def action_rows(server: ServerProcess, table_id: str) -> list[dict[str, Any]]:
 
 
 def stored_record(server: ServerProcess, table_id: str) -> Record:
-    """The game's whole record as the server stored it (private messages included)."""
-    return record_of(table_row(server, table_id), action_rows(server, table_id))
+    """The game's whole record as the server stored it (private messages included), with
+    the seats bots held from the start as the server reads them back (D73)."""
+    seats = {r["seat"]: Seat(r["kind"], r["name"], r["player_id"], r["bot_kind"])
+             for r in database_rows(server, "SELECT * FROM seats WHERE table_id = ?", table_id)}
+    return with_bot_seats(record_of(table_row(server, table_id), action_rows(server, table_id)),
+                          seats)
 
 
 def action_of(data: dict[str, Any]) -> dict[str, Any]:

@@ -130,11 +130,14 @@ async def test_a_failed_write_rebuilds_the_game_from_the_store_and_the_next_acti
     game = await new_game(core_store, core_clock)
     room, ann = game.room, game.client(1)
     seq = ann.seq
+    bots_from_the_start = game.table.state.bot_seats
+    assert bots_from_the_start  # D73: public in every view
     game.wire.clear()
     core_store.fail_next("error")
     with pytest.raises(RuntimeError):
         await act(game.hub, room, ann, "c1", do=SAY, text="first try")
     assert room.owned and room.status == "running"
+    assert game.table.state.bot_seats == bots_from_the_start  # read back with the game
     stored = await stored_table(core_store, room.id)
     assert game.table.record.actions == stored.record.actions
     for seat in SEATS:

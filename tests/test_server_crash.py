@@ -214,7 +214,8 @@ def check_timers(server: ServerProcess, game: Game,
     """Replay the record: each phase's end against its deadline (R12, once)."""
     problems: list[str] = []
     record = stored_record(server, game.table_id)
-    table = Table(record.players, record.seed, record.custom, record.roles())
+    table = Table(record.players, record.seed, record.custom, record.roles(),
+                  bot_seats=record.extra.get("bot_seats", ()))
     started = record.extra["started_at"]
     state = table.state
     phase, phase_start = (state.kind, state.number), float(started)

@@ -9,7 +9,7 @@ from trusis.rules.actions import SAY
 from trusis.server.data import hidden
 from trusis.server.data.store import Store
 from trusis.server.errors import LobbyError
-from trusis.server.tables.records import record_of
+from trusis.server.tables.records import stored_record
 from trusis.server.tables.room import Room
 from trusis.table.hiding import Hide, masked_record
 from trusis.table.record import Record
@@ -20,9 +20,7 @@ async def record(store: Store, room: Room) -> Record:
     if room.status != "finished":
         raise LobbyError(403, "game_running",
                          "a game's record is secret until the game has ended")
-    row = await store.table_row(room.id)
-    assert row is not None
-    return record_of(row, await store.action_rows(room.id))
+    return await stored_record(store, room.id)
 
 
 async def hidden_lines(store: Store, room: Room) -> dict[int, Hide]:

@@ -9,6 +9,7 @@ and nothing here knows of rooms.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from trusis.rules.actions import Action
@@ -36,10 +37,28 @@ def record_of(row: TableRow, action_rows: list[ActionRow],
                   extra, [a["t"] for a in action_rows])
 
 
-async def rebuild_table(store: Store, table_id: str) -> Table:
-    row = await store.table_row(table_id)
+def with_bot_seats(record: Record, seats: Mapping[int, Seat]) -> Record:
+    """`record` with the seats bots held from the start (D73): the stored bot seats no
+    player owns (a seat a bot took over stays its player's, D29). The store keeps them in
+    the seats, not in the game's rows, so every game read back gets them here: a view of
+    the game read back is then the live one, byte for byte."""
+    started = sorted(n for n, seat in seats.items()
+                     if seat.kind == "bot" and seat.player_id is None)
+    if started:
+        record.extra["bot_seats"] = started
+    return record
+
+
+async def stored_record(store: Store, table_id: str, row: TableRow | None = None) -> Record:
+    """The stored game as a record, its starting bot seats included (`with_bot_seats`)."""
+    row = row if row is not None else await store.table_row(table_id)
     assert row is not None and row["players"] is not None
-    return Table.from_record(record_of(row, await store.action_rows(table_id)))
+    return with_bot_seats(record_of(row, await store.action_rows(table_id)),
+                          await stored_seats(store, table_id))
+
+
+async def rebuild_table(store: Store, table_id: str) -> Table:
+    return Table.from_record(await stored_record(store, table_id))
 
 
 async def stored_seats(store: Store, table_id: str) -> dict[int, Seat]:

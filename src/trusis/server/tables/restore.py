@@ -25,7 +25,7 @@ from trusis.server.tables.answers import CommandAnswer
 from trusis.server.tables.lobby_state import LobbyState
 from trusis.server.tables.options import TableOptions
 from trusis.server.tables.peers import LocalPeers
-from trusis.server.tables.records import record_of
+from trusis.server.tables.records import record_of, with_bot_seats
 from trusis.server.tables.rematch.seats import links_of, refill_rematch, reserved_of
 from trusis.server.tables.room import Room
 from trusis.server.tables.seats.seat import Reservation, Seat, room_status, taken_over_from
@@ -108,12 +108,7 @@ async def refill(room: Room, row: TableRow | None = None,
         return
     action_rows = read.actions
     data = [json.loads(a["data"]) for a in action_rows]  # parsed once, for all three
-    record = record_of(row, action_rows, data)
-    # D73: the seats bots held from the start are the stored bot seats no player owns (a
-    # seat a bot took over stays its player's, D29): the store keeps them, not the record
-    record.extra["bot_seats"] = sorted(n for n, held in stored.items()
-                                       if held.kind == "bot" and held.player_id is None)
-    table = Table.from_record(record)
+    table = Table.from_record(with_bot_seats(record_of(row, action_rows, data), stored))
     host = room.play(table, room.host.deadline if room.host else None)  # its deadline: below
     lobby.quit = left_on_purpose(action_rows, data)
     lobby.replace_all(after_handovers(stored, host.table, action_rows, data))

@@ -30,7 +30,7 @@ from trusis.server.data.staff import roles_of
 from trusis.server.data.store import IntegrityError, Store, new_id
 from trusis.server.errors import LobbyError
 from trusis.server.players.texts import free_text
-from trusis.server.tables.records import rebuild_table, record_of
+from trusis.server.tables.records import rebuild_table, stored_record
 from trusis.server.tables.room import Room
 
 LEASE_SECONDS = 30.0
@@ -128,10 +128,7 @@ async def end_in_store(store: Store, table_id: str, reason: str, by: str = "cli"
         await _let_go(store, table_id, fence)
     holders = {s["seat"]: s["player_id"] for s in await store.seat_rows(table_id)
                if s["player_id"] is not None}
-    stored = await store.table_row(table_id)
-    assert stored is not None
-    await record_finished(store, table_id, record_of(stored, await store.action_rows(table_id)),
-                          holders)
+    await record_finished(store, table_id, await stored_record(store, table_id), holders)
     return Ended(table_id, index + 1)
 
 
