@@ -102,7 +102,10 @@ def test_D62_D64_a_slow_game_is_made_and_followed_from_your_games(
     game.get_by_text("Your turn: choose, then pass").wait_for()
     text = game.inner_text()
     assert "Day 1" in text and re.search(r"29\sh\s\d+\smin left", text), text
-    assert "1 new message" in text and "1 private message" in text, text
+    # Her one line at least is new (the bots may have answered it meanwhile: D70's lot is
+    # seeded by the day's first line, and a bot voting it says so), and one private message.
+    new = re.search(r"(\d+) new messages?", text)
+    assert new is not None and int(new.group(1)) >= 1 and "1 private message" in text, text
     assert "Who do you trust" not in page.content()  # counted, never quoted here
     page.wait_for_function("() => document.title === '(1) Your games — Trusis'")
     shot(page, "your-games-en", full_page=True)
