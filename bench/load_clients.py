@@ -137,9 +137,12 @@ class ClientRun:
     """Every client of one client process, and what they measured."""
 
     def __init__(self, kind: str, ports: list[int], slots: list[int], seconds: float,
-                 think: float) -> None:
+                 think: float, warmup: float = 0.0) -> None:
         self.kind = kind
         self.think = think
+        self.warmup = warmup
+        """Seconds of play before the window (`--warmup`), measured apart (`warm`)."""
+        self.warm: Stats | None = None
         self.ports = ports
         """One per server process: the client of index i of a table uses ports[i % len]."""
         self.numbers = slots
@@ -498,9 +501,6 @@ class ClientRun:
         gc.collect()
         gc.freeze()
         gc.disable()
-        cpu = time.process_time()
-        wire = read_bytes()
-        start = time.perf_counter()
         self.acting = self.window = True
         probe = asyncio.create_task(self.probe_lag())
         pings = asyncio.create_task(self.page_pings()) if self.kind == "trusis" else None
@@ -510,6 +510,18 @@ class ClientRun:
                     self.act_bare(seat)
                 else:
                     self.act(seat)
+        if self.warmup > 0:  # every client starts at once, each with its first move to
+            # make: the window begins once they are spread as a steady pace spreads them,
+            # and what the start cost is kept apart (`warm`)
+            await asyncio.sleep(self.warmup)
+            self.warm, self.stats = self.stats, Stats()
+            self.stats.sample, self.stats.retried = self.warm.sample, self.warm.retried
+            self.stats.lost_tables = self.warm.lost_tables
+            self.stats.lost_reason = self.warm.lost_reason
+            await asyncio.to_thread(barrier.wait)  # the window begins everywhere
+        cpu = time.process_time()
+        wire = read_bytes()
+        start = time.perf_counter()
         await asyncio.sleep(self.seconds)
         self.window = False
         self.acting = False
@@ -540,13 +552,16 @@ class ClientRun:
                 "lost_tables": stats.lost_tables, "lost_reason": stats.lost_reason,
                 "elapsed": elapsed, "cpu": cpu, "wire": wire,
                 "sample": stats.sample, "lag": stats.lag,
-                "streams": list(stats.streams.values())}
+                "streams": list(stats.streams.values()),
+                "warm_acks": self.warm.acks if self.warm is not None else [],
+                "warm_broadcasts": self.warm.broadcasts if self.warm is not None else []}
 
 
 def client_process(kind: str, ports: list[int], slots: list[int], seconds: float,
-                   think: float, barrier: Barrier, results: Any) -> None:
+                   think: float, barrier: Barrier, results: Any, warmup: float = 0.0) -> None:
     try:
-        results.put(asyncio.run(ClientRun(kind, ports, slots, seconds, think).main(barrier)))
+        results.put(asyncio.run(ClientRun(kind, ports, slots, seconds, think,
+                                          warmup).main(barrier)))
     except BaseException as err:  # tell the parent rather than leave it at the barrier
         barrier.abort()
         results.put({"error": repr(err)})

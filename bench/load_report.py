@@ -33,6 +33,12 @@ def report(name: str, unit: str, r: dict[str, Any], tables: int) -> float:
     if r["lost_tables"]:
         print(f"  {r['lost_tables']} of the {tables} tables could not be set up and are left "
               f"out; the last refusal: {r['lost_reason'][:300]}")
+    if r.get("warmup"):
+        warm = r["warm_acks"]
+        print(f"  warm-up {r['warmup']:g} s before the window, every client starting at once: "
+              f"ack p50 {percentile(warm, 50) * ms:.1f} / p99 {percentile(warm, 99) * ms:.1f} ms "
+              f"({len(warm)} samples; not in the figures below)" if warm else
+              f"  warm-up {r['warmup']:g} s before the window: no acknowledgement")
     print(f"  ack latency        p50 {percentile(r['acks'], 50) * ms:7.1f} ms   "
           f"p99 {percentile(r['acks'], 99) * ms:7.1f} ms   ({len(r['acks'])} samples)")
     if r.get("acks_by"):
