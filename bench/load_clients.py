@@ -30,6 +30,7 @@ CAUSES = {"vote_cast": ("vote", "illusion"), "vote_withdrawn": ("vote", "illusio
           "said": ("say",)}
 COMPRESSION: str | None = os.environ.get("LOAD_COMPRESSION", "deflate") or None
 PAGE_PING = 5.0  # web/net.js PING_EVERY: a page pings after this long without a frame
+BEATS = 10  # a page looks once a second (web/net.js `beat`), at a tenth of its own
 PATIENCE = 3  # a bot that says "not yet" this many times in a phase passes
 SETUP_RETRIES = 2  # a 503 during the set-up of a table is tried again this many times
 
@@ -117,6 +118,7 @@ class Seat:
         self.thinking = False  # --think: waiting before its next command
         self.thought = False
         self.heard = 0.0  # when the server last sent it anything (the page's ping clock)
+        self.beat = random.randrange(BEATS)  # which tenth of each second its page looks
 
 
 class Slot:
@@ -477,12 +479,20 @@ class ClientRun:
         the bench's clients used to, every 20 s each (websockets' default): at 1,000 tables
         500 pings a second that no browser sends, a write and a pong each in the server."""
         ping = orjson.dumps({"type": "ping"}).decode()
+        tick = 0
         while True:
-            await asyncio.sleep(1.0)
+            # Each page looks once a second from when its socket opened (a `setInterval`),
+            # so pages look at different moments: one look at every seat each second sent
+            # the pings of every seat silent since the same moment at once, thousands
+            # every 6 s at 1,000 tables, and the server's loop was up to 300 ms late
+            # answering them (issue 39).
+            await asyncio.sleep(1.0 / BEATS)
+            tick = (tick + 1) % BEATS
             now = time.perf_counter()
             for slot in self.slots:
                 for seat in slot.seats:
-                    if seat.ws is not None and now - seat.heard >= PAGE_PING:
+                    if seat.beat == tick and seat.ws is not None \
+                            and now - seat.heard >= PAGE_PING:
                         seat.heard = now  # the page waits for the pong before asking again
                         asyncio.get_running_loop().create_task(self._send(seat.ws, ping))
 
