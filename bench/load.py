@@ -76,8 +76,9 @@ shared machine say how shared it was). Clients run in P client processes
 (`--client-processes`; asyncio and the `websockets` library), tables split
 between them. The run is bounded in tables and time and stops by itself.
 `--spy FILE` samples both servers (the first process of several) with py-spy
-(`pip install py-spy` into .venv) and prints where their event loops spend their
-time; `--profile FILE` runs the game server under cProfile instead (it slows the
+(`pip install py-spy` into .venv; 100 a second, without stopping the server: a
+sampler that stops it, as py-spy does by default, made the latencies its own)
+and prints where their event loops spend their time; `--profile FILE` runs the game server under cProfile instead (it slows the
 server). With PostgreSQL, the CPU of the machine's PostgreSQL processes is shown
 apart. It prints figures and never asserts them.
 
@@ -210,7 +211,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, pad: int = 0,
         spy = None
         if args.spy:
             spy = subprocess.Popen([py_spy(), "record",
-                                    "--pid", str(pids[0]), "--rate", "250", "--format", "raw",
+                                    "--pid", str(pids[0]), "--rate", "100", "--nonblocking",
+                                    "--format", "raw",
                                     "--duration", str(int(args.seconds)),
                                     "--output", spy_file(args.spy, kind, size)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
