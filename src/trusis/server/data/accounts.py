@@ -104,6 +104,16 @@ class AccountRows:
                 found.extend(str(row[0]) for row in rows)
         return found
 
+    async def deletions_since(self, since: float) -> list[tuple[str, str, float]]:
+        """The operators' deletions (`trusis admin delete`, D53) whose audit line was
+        written at `since` or later: (line, player, when), from the log's index on `at`."""
+        m = schema.moderation_log
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(m.c.id, m.c.target_id, m.c.at).where(
+                m.c.at >= since, m.c.action == "delete_player"))
+            return [(str(line), str(player), float(at)) for line, player, at in rows
+                    if player is not None]
+
     async def seat_token_families(self, program: str, table_id: str) -> list[str]:
         """The sign-ins (token families) of the seat tokens `program` holds at `table_id`."""
         t = schema.tokens
