@@ -78,8 +78,8 @@ between them. The run is bounded in tables and time and stops by itself.
 `--spy FILE` samples both servers (the first process of several) with py-spy
 (`pip install py-spy` into .venv; 100 a second, without stopping the server: a
 sampler that stops it, as py-spy does by default, made the latencies its own)
-and prints where their event loops spend their time; `--profile FILE` runs the game server under cProfile instead (it slows the
-server). With PostgreSQL, the CPU of the machine's PostgreSQL processes is shown
+and prints where their event loops spend their time; `--profile FILE` runs the
+game server under cProfile instead (it slows the server). With PostgreSQL, the CPU of the machine's PostgreSQL processes is shown
 apart. It prints figures and never asserts them.
 
 `--metrics` says what the Prometheus metrics cost (docs/deploy.md, "Metrics"): each
