@@ -79,8 +79,9 @@ between them. The run is bounded in tables and time and stops by itself.
 (`pip install py-spy` into .venv; 100 a second, without stopping the server: a
 sampler that stops it, as py-spy does by default, made the latencies its own)
 and prints where their event loops spend their time; `--profile FILE` runs the
-game server under cProfile instead (it slows the server). With PostgreSQL, the CPU of the machine's PostgreSQL processes is shown
-apart. It prints figures and never asserts them.
+game server under cProfile instead (it slows the server). With PostgreSQL, the
+CPU of the machine's PostgreSQL processes is shown apart. It prints figures and
+never asserts them.
 
 `--metrics` says what the Prometheus metrics cost (docs/deploy.md, "Metrics"): each
 size of the game server runs twice in the same run, first as it is by default (no
