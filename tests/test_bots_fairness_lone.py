@@ -164,3 +164,86 @@ def test_D73_the_seats_bots_hold_from_the_start_are_public_and_kept_by_the_recor
     # A record's optional field never keeps it from loading: what is not a seat is left out.
     odd = plain.record.to_dict() | {"bot_seats": ["2", 0, 3, True]}
     assert Table.from_record(parse_record(odd)).state.bot_seats == (3,)
+
+
+def _day_one(bench: ModuleType, style: str, seed: int) -> tuple[list[dict[str, object]], set[int],
+                                                                 dict[str, int], int]:
+    """Day 1's events of a seven-seat lab game, its Human bots, the seats by name, the person."""
+    table, seat = bench.play_day(style, seed, 7, "normal", 1.0, DAY)
+    by_name = {name: s for s, name in enumerate(bench.NAMES[:7], start=1)}
+    roles = table.state.roles
+    humans = {s for s in range(1, 8) if ROLES[roles[s]].team == TEAM_HUMAN} - {seat}
+    events: list[dict[str, object]] = []
+    for event in table.events_after(None, 0):
+        if event["code"] == "phase_started" and event["params"]["kind"] != "day":
+            break
+        events.append(dict(event))
+    return events, humans, by_name, seat
+
+
+def _lot_named(text: str, by_name: dict[str, int]) -> int:
+    """The seat a line says the lot drew (D70), or 0 — alone, or after "X, for now."."""
+    read = phrases.read(text, by_name, "en")
+    if read and read[0] == phrases.SUSPECT_NAME and ". " in text:
+        read = phrases.read(text.split(". ", 1)[1], by_name, "en")
+    if not read or read[0] != phrases.WHY_LOT:
+        return 0
+    return next((n for name, n in by_name.items() if name in text), 0)
+
+
+def test_D70_the_first_vote_on_the_seat_drawn_comes_after_a_word_that_it_is_a_lot() -> None:
+    """In a browser trial four bots voted a new player by lot before any of them said it was
+    one: the explanation came last. Now the first Human bot to vote the drawn seat (the
+    day's first voter aside: its vote, a hunch, seeded the lot) says first that it is a lot
+    — or had said it had a hunch about that very seat, and votes as it said."""
+    bench = fairness()
+    checked = 0
+    for seed in range(60):
+        events, humans, by_name, _person = _day_one(bench, "late", seed)
+        first = next((e["params"]["voter"] for e in events  # type: ignore[index]
+                      if e["code"] == "vote_cast"), 0)
+        said: set[int] = set()  # seats a lot line has named so far
+        hunch: set[tuple[int, int]] = set()  # (bot, seat) of a hunch it said
+        on: set[int] = set()  # seats with a vote on them so far
+        for event in events:
+            params: dict[str, int | str] = event["params"]  # type: ignore[assignment]
+            if event["code"] == "said" and params["seat"] in humans:
+                text = str(params["text"])
+                said.add(_lot_named(text, by_name))
+                read = phrases.read(text, by_name, "en")
+                if read and read[0] in (phrases.WHY_HUNCH, phrases.SUSPECT_NAME):
+                    hunch |= {(int(params["seat"]), n) for name, n in by_name.items()
+                              if name in text}
+            elif event["code"] == "vote_cast":
+                voter, target = int(params["voter"]), int(params["target"] or 0)
+                drawn = any(_lot_named(str(e["params"]["text"]), by_name) == target  # type: ignore[index]
+                            for e in events if e["code"] == "said")
+                if voter in humans - {first} and drawn and target not in on:
+                    checked += 1
+                    assert target in said or (voter, target) in hunch, (seed, voter, target)
+                on.add(target)
+    assert checked >= 10, checked
+
+
+def test_D70_a_bot_asked_whom_it_suspects_names_the_seat_drawn_not_nobody() -> None:
+    """Asked "who do you suspect?" with no vote yet and no evidence, a bot answered "too
+    early to say" and then voted the asker by lot. Once the lot has drawn a seat, the answer
+    names it and says it is the lot's."""
+    bench = fairness()
+    nobody = named = 0
+    for seed in range(60):
+        events, humans, by_name, _person = _day_one(bench, "chatty", seed)
+        drawn: set[int] = set()
+        for event in events:
+            params: dict[str, int | str] = event["params"]  # type: ignore[assignment]
+            if event["code"] != "said" or params["seat"] not in humans:
+                continue
+            text = str(params["text"])
+            drawn.add(_lot_named(text, by_name))
+            read = phrases.read(text, by_name, "en")
+            if read and read[0] == phrases.SUSPECT_NOBODY and drawn - {0, int(params["seat"])}:
+                nobody += 1
+            if read and read[0] == phrases.SUSPECT_NAME and _lot_named(text, by_name):
+                named += 1
+    assert nobody == 0, nobody
+    assert named >= 3, named

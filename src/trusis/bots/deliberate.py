@@ -378,6 +378,14 @@ class NormalBot(TalkingBot):
     def _drawn(self, target: int) -> bool:
         return self._drew == (self.beliefs.day, target)
 
+    def _lot_today(self) -> int:
+        day, seat = self._drew
+        if day != self.beliefs.day:  # not voted since the lot could be drawn: draw it now
+            # (the same draw for every bot, D70; nothing is kept, the vote draws again)
+            scores = self._scores(self._seats("vote")) if self.beliefs.kind == "day" else {}
+            seat = self._lot(scores) if scores else 0
+        return seat if seat != self.seat else 0
+
     def _lone(self) -> bool:
         """A table with one TRUSIS (five to seven seats of the standard set), where Day 1
         gives the Humans no evidence at all (no fellow TRUSIS to give itself away): D70."""

@@ -169,6 +169,10 @@ class TalkingBot(HeuristicBot):
         """Whether this bot votes `target` today by the table's lot (D70), not by evidence."""
         return False
 
+    def _lot_today(self) -> int:
+        """The seat the table's lot drew today for this bot (D70); 0: none, or itself."""
+        return 0
+
     def _owes_word(self, target: int) -> bool:
         """It gave a reason today and now follows the lot to `target` without having said
         so yet (D70): the vote waits for the word, a turn or two."""
@@ -185,7 +189,11 @@ class TalkingBot(HeuristicBot):
         # and a bot that gave a hunch today and now follows the lot says so (D70: a new
         # player read "a hunch about Nico", then a silent vote for Elsa).
         switched = self._reasoned == key[0] and self._drawn(target)
-        chance = EXPLAIN_CHANCE if self._heard_today and not switched else 1.0
+        # ... and so does the first vote on the seat the lot drew: in a browser trial four
+        # bots voted a new player by lot before any of them said it was one (D70)
+        voted = {seat for seat in self.view.get("votes", {}).values() if seat}
+        first_on = self._drawn(target) and target not in voted
+        chance = EXPLAIN_CHANCE if self._heard_today and not switched and not first_on else 1.0
         if self.rng.random() >= chance or not self.can("say"):
             return None
         return self._reason_line(target)
@@ -240,7 +248,10 @@ class TalkingBot(HeuristicBot):
                 return self._line(phrases.NOT_VOTING, names[about], to=to)
             return self._reason_line(about, to=to)
         if asked.kind == questions.WHO:
-            target = mine or self._suspect()
+            # no vote yet and no evidence, but the lot has drawn a seat it will vote: that
+            # seat, said to be the lot's (D70) — "too early to say", then a vote for the
+            # asker, read as a lie in a browser trial
+            target = mine or self._suspect() or self._lot_today()
             if not target:
                 return self._line(phrases.SUSPECT_NOBODY, to=to)
             return self._reason_line(target, prefix=phrases.SUSPECT_NAME, to=to)
