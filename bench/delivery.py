@@ -151,7 +151,7 @@ def main() -> None:
     trees = {"this": ROOT / "src", "against": args.against.resolve()}
     run_args = argparse.Namespace(tables=args.tables, seconds=args.seconds, think=args.think,
                                   client_processes=args.client_processes, profile=None,
-                                  spy=None, gc=False,
+                                  spy=None, gc=False, warmup=None,
                                   compression=load.DEFAULT_COMPRESSION)
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
     print(f"{load.machine_load()}; {args.tables} tables x 10 clients, {args.seconds:g} s "

@@ -282,9 +282,8 @@ def warmup_seconds(args: argparse.Namespace) -> float:
     saturation: the clients wait through the set-up, so at the start each has its first
     move to make at once, a burst no steady pace has (10,000 clients, 2,000 commands a
     second for the first seconds at `--think 5`)."""
-    given = getattr(args, "warmup", None)
-    if given is not None:
-        return float(given)
+    if args.warmup is not None:
+        return float(args.warmup)
     return 3 * float(args.think)
 
 

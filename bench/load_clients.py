@@ -93,6 +93,11 @@ class Stats:
     frame that arrives while the clients' loop is busy is timed late, so the latencies
     measured cannot be told below this."""
 
+    def for_window(self) -> Stats:
+        """A new tally for the window after a warm-up, keeping what the set-up counted."""
+        return Stats(retried=self.retried, lost_tables=self.lost_tables,
+                     lost_reason=self.lost_reason, sample=self.sample)
+
 
 class Seat:
     """One client: a WebSocket, and for the game server a bot playing its seat."""
@@ -524,10 +529,7 @@ class ClientRun:
             # make: the window begins once they are spread as a steady pace spreads them,
             # and what the start cost is kept apart (`warm`)
             await asyncio.sleep(self.warmup)
-            self.warm, self.stats = self.stats, Stats()
-            self.stats.sample, self.stats.retried = self.warm.sample, self.warm.retried
-            self.stats.lost_tables = self.warm.lost_tables
-            self.stats.lost_reason = self.warm.lost_reason
+            self.warm, self.stats = self.stats, self.stats.for_window()
             await asyncio.to_thread(barrier.wait)  # the window begins everywhere
         cpu = time.process_time()
         wire = read_bytes()
